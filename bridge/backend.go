@@ -1,0 +1,44 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// backend is what both roles provide to a Bridge: the host serves calls
+// itself, a link relays them to the host. Each feeds the Bridge's hub.
+type backend interface {
+	call(ctx context.Context, sessionID, action string, payload json.RawMessage, timeout time.Duration, onProgress func(json.RawMessage)) (json.RawMessage, error)
+	role() Role
+	// hostStartedAt is when the serving host started; resolution waits for
+	// plugins a little while after it.
+	hostStartedAt() time.Time
+	// lostCh is closed when this backend can serve no more.
+	lostCh() <-chan struct{}
+	watch(sessionID string)
+	unwatch(sessionID string)
+	// leave exits the network gracefully: a host hands over, a link closes.
+	leave(ctx context.Context)
+}
+
+func (h *Host) role() Role                 { return RoleHost }
+func (h *Host) hostStartedAt() time.Time   { return h.started }
+func (h *Host) lostCh() <-chan struct{}    { return h.served }
+func (h *Host) watch(string)               {}
+func (h *Host) unwatch(string)             {}
+func (h *Host) leave(ctx context.Context)  { _ = h.Shutdown(ctx, "studio-bridge host process exiting") }
+func (l *link) role() Role                 { return RoleClient }
+func (l *link) hostStartedAt() time.Time   { return l.hostStarted }
+func (l *link) lostCh() <-chan struct{}    { return l.lost }
+func (l *link) watch(sid string)           { _ = l.send(protocol.Watch{SessionID: sid}) }
+func (l *link) unwatch(sid string)         { _ = l.send(protocol.Unwatch{SessionID: sid}) }
+func (l *link) leave(ctx context.Context) {
+	l.closeAfter(1000, "client leaving")
+	select {
+	case <-l.lost:
+	case <-ctx.Done():
+	}
+}

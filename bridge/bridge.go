@@ -1,0 +1,428 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// Options configures Connect.
+type Options struct {
+	// Port is the loopback port of the bridge; zero means protocol.DefaultPort.
+	Port int
+	// Remote ("host:port") makes this process a client only, of the host
+	// there; it never binds a port.
+	Remote string
+	// Version is this build's version.
+	Version string
+	// Log receives diagnostics.
+	Log *slog.Logger
+	// Heartbeat overrides the ping interval (tests).
+	Heartbeat time.Duration
+	// JoinTimeout bounds one attempt to become or join the host; zero means
+	// 5 s.
+	JoinTimeout time.Duration
+}
+
+// Timing of resolution and failover.
+const (
+	// ResolveGrace is how long after a host starts resolution waits for
+	// plugins that are still finding it.
+	ResolveGrace = 3 * time.Second
+	// FailoverJitter bounds the random wait before a client races for the
+	// port, so that one of several clients wins cleanly.
+	FailoverJitter = 250 * time.Millisecond
+	// HandoffTimeout bounds how long a leaving host waits for relayed calls.
+	HandoffTimeout = 2 * time.Minute
+)
+
+// Bridge is this process's membership of the bridge network. It satisfies
+// Conn in either role and survives failovers.
+type Bridge struct {
+	opts Options
+	addr string
+	log  *slog.Logger
+	hub  *hub
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+
+	mu    sync.Mutex
+	cur   backend
+	ready chan struct{} // closed while cur is usable
+}
+
+var _ Conn = (*Bridge)(nil)
+
+// Connect makes this process the bridge host, or joins the host that
+// already owns the port. The returned Bridge keeps this process on the
+// network, taking the port over if the host goes away, until Close.
+func Connect(ctx context.Context, opts Options) (*Bridge, error) {
+	if opts.Port == 0 {
+		opts.Port = protocol.DefaultPort
+	}
+	if opts.JoinTimeout <= 0 {
+		opts.JoinTimeout = 5 * time.Second
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	b := &Bridge{
+		opts:  opts,
+		addr:  net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
+		log:   opts.Log,
+		hub:   newHub(opts.Log),
+		done:  make(chan struct{}),
+		ready: make(chan struct{}),
+	}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	be, err := b.establish(ctx)
+	if err != nil {
+		b.cancel()
+		return nil, err
+	}
+	b.install(be)
+	go b.supervise(be)
+	return b, nil
+}
+
+// Role reports the part this process plays right now, for diagnostics.
+func (b *Bridge) Role() Role {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cur == nil {
+		return RoleNone
+	}
+	return b.cur.role()
+}
+
+// Addr is the bridge host's address.
+func (b *Bridge) Addr() string {
+	if b.opts.Remote != "" {
+		return b.opts.Remote
+	}
+	return b.addr
+}
+
+func (b *Bridge) install(be backend) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cur = be
+	close(b.ready)
+	switch be.role() {
+	case RoleHost:
+		b.log.Info("serving as the bridge host", "addr", b.addr)
+	default:
+		b.log.Debug("joined the bridge host", "addr", b.Addr())
+	}
+}
+
+// backend waits until a backend is usable.
+func (b *Bridge) backend(ctx context.Context) (backend, error) {
+	for {
+		b.mu.Lock()
+		cur, ready := b.cur, b.ready
+		b.mu.Unlock()
+		if cur != nil {
+			return cur, nil
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host available (failover still in progress): %v", ctx.Err())
+		case <-b.ctx.Done():
+			return nil, protocol.Errorf(protocol.CodeHostUnavailable, "bridge connection closed")
+		}
+	}
+}
+
+// supervise replaces a lost backend: after a random jitter it races the
+// other clients for the port, and either wins it or joins the winner.
+func (b *Bridge) supervise(be backend) {
+	defer close(b.done)
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-be.lostCh():
+		}
+		b.mu.Lock()
+		b.cur, b.ready = nil, make(chan struct{})
+		b.mu.Unlock()
+		b.log.Info("lost the bridge host; taking over or rejoining", "addr", b.Addr())
+		backoff := 100 * time.Millisecond
+		for {
+			if !sleepCtx(b.ctx, rand.N(FailoverJitter)) {
+				return
+			}
+			next, err := b.establish(b.ctx)
+			if err == nil {
+				be = next
+				b.install(be)
+				break
+			}
+			if b.ctx.Err() != nil {
+				return
+			}
+			b.log.Warn("bridge failover attempt failed; retrying", "err", err, "in", backoff)
+			if !sleepCtx(b.ctx, backoff) {
+				return
+			}
+			backoff = min(backoff*2, 2*time.Second)
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// PortInUseError means something other than a studio-bridge host holds the
+// bridge port.
+type PortInUseError struct {
+	Addr   string
+	Detail string
+}
+
+func (e *PortInUseError) Error() string {
+	_, port, _ := net.SplitHostPort(e.Addr)
+	return fmt.Sprintf("port %s on 127.0.0.1 is in use by another program that is not a studio-bridge host (%s); stop that program, or run studio-bridge on another port with --port or STUDIO_BRIDGE_PORT (and set the same port in the Studio plugin's settings)", port, e.Detail)
+}
+
+// establish binds the port and becomes the host, or joins the host that has
+// it. It never closes a listener it bound: the port is held from the first
+// moment.
+func (b *Bridge) establish(ctx context.Context) (backend, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.JoinTimeout)
+	defer cancel()
+	if b.opts.Remote != "" {
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
+				"no studio-bridge host answers at %s (from --remote / STUDIO_BRIDGE_REMOTE): %v", b.opts.Remote, err)
+		}
+		return l, nil
+	}
+	var lastErr error
+	for {
+		ln, err := net.Listen("tcp", b.addr)
+		if err == nil {
+			b.hub.reset(nil)
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat}, b.hub), nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
+		}
+		health, err := probeHealth(ctx, b.addr)
+		switch {
+		case err == nil && health.Status == "ok":
+			l, err := dialLink(ctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+			if err == nil {
+				return l, nil
+			}
+			lastErr = err
+		case err == nil:
+			lastErr = errDraining
+		case errors.Is(err, errStranger):
+			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
+		default:
+			lastErr = err // the host left between our bind and our probe
+		}
+		if !sleepCtx(ctx, 50*time.Millisecond) {
+			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
+				"could not become or join the bridge host on %s: %v", b.addr, lastErr)
+		}
+	}
+}
+
+var errStranger = errors.New("not a studio-bridge host")
+
+// probeHealth asks whoever holds addr whether it is a studio-bridge host.
+func probeHealth(ctx context.Context, addr string) (Health, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+protocol.PathHealth, nil)
+	if err != nil {
+		return Health{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		var opErr *net.OpError
+		if errors.As(err, &opErr) && errors.Is(err, syscall.ECONNREFUSED) {
+			return Health{}, err
+		}
+		if ctx.Err() != nil {
+			return Health{}, fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
+		}
+		return Health{}, fmt.Errorf("%w: %v", errStranger, err)
+	}
+	defer resp.Body.Close()
+	var h Health
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&h); err != nil || h.Service != protocol.ServiceName {
+		return Health{}, fmt.Errorf("%w: GET %s answered %s", errStranger, protocol.PathHealth, resp.Status)
+	}
+	return h, nil
+}
+
+// settleQuiet is how long a fresh host's session list must stay unchanged
+// before Sessions trusts it is complete.
+const settleQuiet = 300 * time.Millisecond
+
+// Sessions implements Conn. On a host younger than ResolveGrace it first
+// waits for already-running plugins to find it: until the list is non-empty
+// and quiet for a moment, or the grace ends.
+func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
+	for {
+		be, err := b.backend(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s, changed := b.hub.snapshot()
+		wait := time.Until(be.hostStartedAt().Add(ResolveGrace))
+		if wait <= 0 {
+			return s, nil
+		}
+		if len(s) > 0 {
+			wait = min(wait, settleQuiet)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-changed:
+			timer.Stop()
+		case <-be.lostCh():
+			timer.Stop()
+		case <-timer.C:
+			return s, nil
+		case <-ctx.Done():
+			timer.Stop()
+			return s, nil
+		}
+	}
+}
+
+// WatchSessions implements Conn.
+func (b *Bridge) WatchSessions(ctx context.Context) <-chan SessionEvent {
+	return b.hub.watchSessions(ctx)
+}
+
+// Resolve implements Conn.
+func (b *Bridge) Resolve(ctx context.Context, t Target) (protocol.SessionInfo, error) {
+	for {
+		be, err := b.backend(ctx)
+		if err != nil {
+			return protocol.SessionInfo{}, err
+		}
+		sessions, changed := b.hub.snapshot()
+		s, err := Resolve(sessions, t)
+		var re *ResolveError
+		if err == nil || !errors.As(err, &re) || re.Kind == MultipleInstances {
+			return s, err
+		}
+		wait := time.Until(be.hostStartedAt().Add(ResolveGrace))
+		if wait <= 0 {
+			return s, err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-changed:
+		case <-be.lostCh():
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return s, err
+		}
+		timer.Stop()
+	}
+}
+
+// Call implements Conn.
+func (b *Bridge) Call(ctx context.Context, sessionID, action string, payload json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	be, err := b.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	onProgress := opts.OnProgress
+	if onProgress != nil {
+		q := newProgressQueue(onProgress)
+		defer q.drain()
+		onProgress = q.push
+	}
+	return be.call(ctx, sessionID, action, payload, opts.Timeout, onProgress)
+}
+
+// Events implements Conn.
+func (b *Bridge) Events(ctx context.Context, sessionID string) <-chan protocol.Event {
+	onFirst := func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.cur != nil {
+			b.cur.watch(sessionID)
+		}
+	}
+	onLast := func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.cur != nil {
+			b.cur.unwatch(sessionID)
+		}
+	}
+	return b.hub.watchEvents(ctx, sessionID, onFirst, onLast)
+}
+
+// Close implements Conn. A host waits for the calls it relays (at most
+// HandoffTimeout), then hands the port to its clients.
+func (b *Bridge) Close() error {
+	b.once.Do(func() {
+		b.cancel()
+		<-b.done
+		b.mu.Lock()
+		cur := b.cur
+		b.cur = nil
+		b.mu.Unlock()
+		if cur != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), HandoffTimeout)
+			cur.leave(ctx)
+			cancel()
+		}
+	})
+	return nil
+}
+
+// Kill drops this process off the network at once, as a crash would (tests).
+func (b *Bridge) Kill() {
+	b.once.Do(func() {
+		b.cancel()
+		<-b.done
+		b.mu.Lock()
+		cur := b.cur
+		b.cur = nil
+		b.mu.Unlock()
+		switch c := cur.(type) {
+		case *Host:
+			c.Kill()
+		case *link:
+			c.shut(1001, "killed")
+			<-c.lost
+		}
+	})
+}

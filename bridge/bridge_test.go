@@ -1,0 +1,263 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	client := connect(t, port)
+	if host.Role() != RoleHost || client.Role() != RoleClient {
+		t.Fatalf("roles: %s, %s", host.Role(), client.Role())
+	}
+	big := strings.Repeat("é", 300_000)
+	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+		switch action {
+		case "exec":
+			return fakeplugin.Reply{Progress: []any{"line 1", "line 2"}, Payload: map[string]any{"success": true}}
+		case "big":
+			return fakeplugin.Reply{Payload: big, ChunkSize: protocol.MaxChunkBytes}
+		case "fail":
+			return fakeplugin.Reply{Err: protocol.Errorf(protocol.CodeInstanceNotFound, "No instance found at path: game.Nope")}
+		}
+		return fakeplugin.Reply{Payload: action}
+	}})
+	for _, b := range []*Bridge{host, client} {
+		s := waitSessions(t, b, 1)
+		if s[0].SessionID != sid || s[0].InstanceID != "A" || s[0].PlaceName != "Place" {
+			t.Fatalf("session: %+v", s[0])
+		}
+	}
+	for name, b := range map[string]*Bridge{"host": host, "client": client} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var lines []string
+			out, err := b.Call(context.Background(), sid, "exec", json.RawMessage(`{"source":"print(1)"}`), CallOptions{OnProgress: func(p json.RawMessage) {
+				mu.Lock()
+				lines = append(lines, string(p))
+				mu.Unlock()
+			}})
+			if err != nil || string(out) != `{"success":true}` {
+				t.Fatalf("exec: %s, %v", out, err)
+			}
+			if strings.Join(lines, ",") != `"line 1","line 2"` {
+				t.Fatalf("progress: %v", lines)
+			}
+			out, err = b.Call(context.Background(), sid, "big", nil, CallOptions{})
+			var got string
+			if err != nil || json.Unmarshal(out, &got) != nil || got != big {
+				t.Fatalf("chunked: len %d, %v", len(out), err)
+			}
+			_, err = b.Call(context.Background(), sid, "fail", nil, CallOptions{})
+			if protocol.CodeOf(err) != protocol.CodeInstanceNotFound || err.Error() != "No instance found at path: game.Nope" {
+				t.Fatalf("typed error lost: %v", err)
+			}
+			_, err = b.Call(context.Background(), "nope", "state", nil, CallOptions{})
+			if protocol.CodeOf(err) != protocol.CodeSessionNotFound {
+				t.Fatalf("unknown session: %v", err)
+			}
+		})
+	}
+}
+
+func TestTimeoutCancelsAtThePlugin(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	client := connect(t, port)
+	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
+		return fakeplugin.Reply{Stall: true}
+	}})
+	waitSessions(t, client, 1)
+	for _, b := range []*Bridge{host, client} {
+		start := time.Now()
+		_, err := b.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 200 * time.Millisecond})
+		if protocol.CodeOf(err) != protocol.CodeTimeout {
+			t.Fatalf("want TIMEOUT, got %v", err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("timeout took %s", d)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(p.Cancels()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(p.Cancels()) < 2 {
+		t.Fatalf("plugin saw %d cancels, want 2", len(p.Cancels()))
+	}
+}
+
+func TestPluginVanishingMidRequest(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	client := connect(t, port)
+	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", NoReconnect: true, Handler: func(string, json.RawMessage) fakeplugin.Reply {
+		return fakeplugin.Reply{Drop: true}
+	}})
+	waitSessions(t, client, 1)
+	_, err := client.Call(context.Background(), sid, "exec", nil, CallOptions{Timeout: 10 * time.Second})
+	if protocol.CodeOf(err) != protocol.CodeSessionDisconnected {
+		t.Fatalf("want SESSION_DISCONNECTED, got %v", err)
+	}
+	waitSessions(t, host, 0)
+	waitSessions(t, client, 0)
+}
+
+func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	c1 := connect(t, port)
+	c2 := connect(t, port)
+	release := make(chan struct{})
+	defer close(release)
+	var once sync.Once
+	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+		if action == "exec" {
+			return fakeplugin.Reply{Stall: true}
+		}
+		return fakeplugin.Reply{Payload: "ok"}
+	}})
+	waitSessions(t, c1, 1)
+	waitSessions(t, c2, 1)
+
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c1.Call(context.Background(), sid, "exec", nil, CallOptions{Timeout: time.Minute})
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	killed := time.Now()
+	once.Do(host.Kill)
+	select {
+	case err := <-errc:
+		if protocol.CodeOf(err) != protocol.CodeUnknownOutcome {
+			t.Fatalf("in-flight call: want UNKNOWN_OUTCOME, got %v", err)
+		}
+		if d := time.Since(killed); d > time.Second {
+			t.Fatalf("in-flight call failed after %s", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("in-flight call hung after the host died")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r1, r2 := c1.Role(), c2.Role()
+		if (r1 == RoleHost) != (r2 == RoleHost) && r1 != RoleNone && r2 != RoleNone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("roles after failover: %s, %s", r1, r2)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, b := range []*Bridge{c1, c2} {
+		s := waitSessions(t, b, 1)
+		if s[0].SessionID != sid {
+			t.Fatalf("session id changed across failover: %s → %s", sid, s[0].SessionID)
+		}
+	}
+	if d := time.Since(killed); d > 2*time.Second {
+		t.Fatalf("plugins served again after %s", d)
+	}
+	out, err := c2.Call(context.Background(), sid, "state", nil, CallOptions{})
+	if err != nil || string(out) != `"ok"` {
+		t.Fatalf("call after failover: %s %v", out, err)
+	}
+}
+
+func TestGracefulHandOff(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	client := connect(t, port)
+	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	waitSessions(t, client, 1)
+	if err := host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := waitSessions(t, client, 1)
+	if s[0].SessionID != sid || client.Role() != RoleHost {
+		t.Fatalf("after hand-off: role %s, sessions %+v", client.Role(), s)
+	}
+	if g := p.Goodbyes(); len(g) != 1 {
+		t.Fatalf("plugin goodbyes: %v", g)
+	}
+}
+
+func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
+	port := freePort(t)
+	b := connect(t, port)
+	time.AfterFunc(300*time.Millisecond, func() {
+		p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A"})
+		t.Cleanup(p.Close)
+	})
+	s, err := b.Resolve(context.Background(), Target{})
+	if err != nil || s.InstanceID != "A" {
+		t.Fatalf("resolve: %+v %v", s, err)
+	}
+}
+
+func TestEventsReachWatchers(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	client := connect(t, port)
+	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	waitSessions(t, client, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hostEv := host.Events(ctx, sid)
+	clientEv := client.Events(ctx, sid)
+	watch := client.WatchSessions(ctx)
+	time.Sleep(100 * time.Millisecond) // let the watch reach the host
+	if err := p.Send(protocol.Event{Event: "log", Seq: 1, Payload: json.RawMessage(`{"level":"Print","body":"hi"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Send(protocol.Event{Event: "state", Payload: json.RawMessage(`{"state":"Play"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for name, ch := range map[string]<-chan protocol.Event{"host": hostEv, "client": clientEv} {
+		for _, want := range []string{"log", "state"} {
+			select {
+			case ev := <-ch:
+				if ev.Event != want || ev.SessionID != sid {
+					t.Fatalf("%s: got %+v, want %s", name, ev, want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: no %s event", name, want)
+			}
+		}
+	}
+	select {
+	case ev := <-watch:
+		if ev.Kind != protocol.SessionUpdated || ev.Session.State != protocol.StatePlay {
+			t.Fatalf("session event: %+v", ev)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no session update")
+	}
+}
+
+func TestStrangerOnThePort(t *testing.T) {
+	port := freePort(t)
+	srv := startStranger(t, port)
+	defer srv.Close()
+	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t)})
+	var pe *PortInUseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want PortInUseError, got %v", err)
+	}
+	for _, want := range []string{"port", "--port", "STUDIO_BRIDGE_PORT", "not a studio-bridge host"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func testLog(t testing.TB) *slog.Logger {
+	if os.Getenv("BRIDGE_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func connect(t testing.TB, port int) *Bridge {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := Connect(ctx, Options{Port: port, Version: "1.0.0", Log: testLog(t)})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { b.Kill() })
+	return b
+}
+
+func startPlugin(t testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
+	t.Helper()
+	if cfg.RetryDelays == nil {
+		cfg.RetryDelays = []time.Duration{50 * time.Millisecond}
+	}
+	p := fakeplugin.Start(cfg)
+	t.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := p.WaitWelcome(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, id
+}
+
+// waitSessions waits until b lists exactly n sessions.
+func waitSessions(t testing.TB, b Conn, n int) []protocol.SessionInfo {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := b.Sessions(context.Background())
+		if err == nil && len(s) == n {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want %d sessions, have %d (err %v)", n, len(s), err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

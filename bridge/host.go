@@ -1,0 +1,217 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// HostConfig configures a Host.
+type HostConfig struct {
+	// Listener is the bound port; the host serves on it and closes it.
+	Listener net.Listener
+	// Version is this build's version, reported on /health and in welcomes.
+	Version string
+	// Log receives diagnostics.
+	Log *slog.Logger
+	// Heartbeat is the ping interval; zero means the protocol default.
+	Heartbeat time.Duration
+}
+
+// Host owns the bridge port: it serves /health, accepts plugin sessions on
+// /plugin and studio-bridge clients on /client, and relays actions, replies,
+// progress and events between them.
+type Host struct {
+	cfg     HostConfig
+	hub     *hub
+	started time.Time
+	port    int
+	srv     *http.Server
+
+	ctx    context.Context // ends when the host stops
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	plugins  map[string]*pluginConn
+	clients  map[string]*clientConn
+	watching map[string]map[*clientConn]struct{} // session id → clients relaying its events
+	draining atomic.Bool
+
+	conns    sync.WaitGroup // connection handlers and relayed calls
+	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
+	served   chan struct{}
+	serveErr error
+}
+
+// NewHost returns a host serving on cfg.Listener. It starts serving at once.
+func NewHost(cfg HostConfig) *Host { return newHost(cfg, newHub(cfg.Log)) }
+
+func newHost(cfg HostConfig, hb *hub) *Host {
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = protocol.DefaultHeartbeatInterval
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	h := &Host{
+		cfg:     cfg,
+		hub:     hb,
+		started: time.Now(),
+		plugins: map[string]*pluginConn{},
+		clients:  map[string]*clientConn{},
+		watching: map[string]map[*clientConn]struct{}{},
+		served:   make(chan struct{}),
+	}
+	if a, ok := cfg.Listener.Addr().(*net.TCPAddr); ok {
+		h.port = a.Port
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+protocol.PathHealth, h.serveHealth)
+	mux.HandleFunc(protocol.PathPlugin, h.servePlugin)
+	mux.HandleFunc(protocol.PathClient, h.serveClient)
+	h.srv = &http.Server{
+		Handler:           guard(mux),
+		ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return h.ctx },
+	}
+	go func() {
+		defer close(h.served)
+		err := h.srv.Serve(cfg.Listener)
+		if !errors.Is(err, http.ErrServerClosed) {
+			h.serveErr = err
+		}
+	}()
+	return h
+}
+
+// Addr is the address the host serves on.
+func (h *Host) Addr() net.Addr { return h.cfg.Listener.Addr() }
+
+// StartedAt is when the host began serving.
+func (h *Host) StartedAt() time.Time { return h.started }
+
+// Done is closed once the host has stopped serving.
+func (h *Host) Done() <-chan struct{} { return h.served }
+
+// Sessions lists the connected sessions in display order.
+func (h *Host) Sessions() []protocol.SessionInfo {
+	s, _ := h.hub.snapshot()
+	return s
+}
+
+func (h *Host) counts() (sessions, clients int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.plugins), len(h.clients)
+}
+
+// Shutdown stops the host gracefully: /health turns to draining, relayed
+// calls still running get until ctx ends to finish, the port is released,
+// clients are told to take it over and plugins are told to reconnect.
+func (h *Host) Shutdown(ctx context.Context, reason string) error {
+	h.mu.Lock()
+	already := h.draining.Swap(true)
+	h.mu.Unlock()
+	if already {
+		<-h.served
+		return nil
+	}
+	waitCtx(ctx, &h.inflight)
+	_ = h.srv.Close()
+	<-h.served
+
+	h.mu.Lock()
+	for _, c := range h.clients {
+		_ = c.send(protocol.HostTransfer{Reason: reason})
+		c.closeAfter(1001, "host-transfer")
+	}
+	for _, p := range h.plugins {
+		_ = p.send(protocol.Goodbye{Reason: reason})
+		p.closeAfter(1001, "host shutting down")
+	}
+	h.mu.Unlock()
+	if !waitCtx(ctx, &h.conns) {
+		h.cancel()
+		h.conns.Wait()
+	}
+	h.cancel()
+	return h.serveErr
+}
+
+// Kill stops the host at once, as a crash would: sockets close without
+// goodbyes. Tests use it; so does a process that must exit now.
+func (h *Host) Kill() {
+	h.mu.Lock()
+	h.draining.Store(true)
+	h.mu.Unlock()
+	_ = h.srv.Close()
+	h.cancel()
+	<-h.served
+	h.conns.Wait()
+}
+
+// waitCtx waits for wg until ctx ends and reports whether wg finished.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// call runs action on a plugin session. It is the one place where requests
+// reach plugins, for local callers and relayed clients alike.
+func (h *Host) call(ctx context.Context, sessionID, action string, payload json.RawMessage, timeout time.Duration, onProgress func(json.RawMessage)) (json.RawMessage, error) {
+	if h.draining.Load() {
+		return nil, protocol.Errorf(protocol.CodeShuttingDown, "the bridge host is shutting down; retry in a moment")
+	}
+	h.mu.Lock()
+	pc := h.plugins[sessionID]
+	h.mu.Unlock()
+	if pc == nil {
+		return nil, protocol.Errorf(protocol.CodeSessionNotFound, "Session not found: %s", sessionID)
+	}
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	id := strconv.FormatUint(pc.nextID.Add(1), 10)
+	p := &pendingCall{action: action, progress: onProgress, done: make(chan callResult, 1)}
+	if !pc.addPending(id, p) {
+		return nil, pc.goneError(action)
+	}
+	if err := pc.send(protocol.Request{ID: id, Action: action, Payload: payload}); err != nil {
+		pc.takePending(id)
+		return nil, pc.goneError(action)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-p.done:
+		return r.payload, r.err
+	case <-timer.C:
+		if pc.takePending(id) != nil {
+			_ = pc.send(protocol.Cancel{ID: id})
+		}
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s", action, timeout)
+	case <-ctx.Done():
+		if pc.takePending(id) != nil {
+			_ = pc.send(protocol.Cancel{ID: id})
+		}
+		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", action, ctx.Err())}
+	}
+}

@@ -1,0 +1,201 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// clientConn is one joined studio-bridge process on the host.
+type clientConn struct {
+	*peer
+	id string
+
+	mu    sync.Mutex
+	calls map[string]context.CancelFunc // relayed calls by the client's id
+}
+
+func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
+	if !h.track(&h.conns) {
+		http.Error(w, "studio-bridge host is shutting down; retry in a moment", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.conns.Done()
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		h.cfg.Log.Debug("client upgrade failed", "err", err)
+		return
+	}
+	c.SetReadLimit(protocol.ClientMaxFrameBytes)
+	version, ok := h.clientHandshake(c)
+	if !ok {
+		return
+	}
+	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
+	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
+
+	h.mu.Lock()
+	sessions, _ := h.hub.snapshot()
+	_ = cc.send(protocol.ClientWelcome{
+		ProtocolVersion:     version,
+		ClientID:            cc.id,
+		HostVersion:         h.cfg.Version,
+		HostStartedAt:       h.started.UnixMilli(),
+		HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
+		Sessions:            sessions,
+	})
+	h.clients[cc.id] = cc
+	h.mu.Unlock()
+	cc.log.Debug("client joined")
+
+	err = cc.run(h.ctx, func(m protocol.Message) { h.handleClient(cc, m) })
+
+	h.mu.Lock()
+	delete(h.clients, cc.id)
+	for sid, subs := range h.watching {
+		delete(subs, cc)
+		if len(subs) == 0 {
+			delete(h.watching, sid)
+		}
+	}
+	h.mu.Unlock()
+	cc.mu.Lock()
+	for _, cancel := range cc.calls {
+		cancel()
+	}
+	cc.mu.Unlock()
+	cc.log.Debug("client left", "reason", err)
+}
+
+func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
+	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)
+	defer cancel()
+	_, data, err := c.Read(ctx)
+	if err != nil {
+		_ = c.CloseNow()
+		return 0, false
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		reject(c, protocol.CodeInvalidHello, "first frame must be a client-hello: "+err.Error())
+		return 0, false
+	}
+	hello, ok := m.(protocol.ClientHello)
+	if !ok {
+		reject(c, protocol.CodeInvalidHello, fmt.Sprintf("first frame must be a client-hello, got %q", m.Type()))
+		return 0, false
+	}
+	v, perr := protocol.ValidateClientHello(hello)
+	if perr != nil {
+		reject(c, perr.Code, perr.Message)
+		return 0, false
+	}
+	return v, true
+}
+
+func (h *Host) handleClient(cc *clientConn, m protocol.Message) {
+	switch m := m.(type) {
+	case protocol.Request:
+		h.relay(cc, m)
+	case protocol.Cancel:
+		cc.mu.Lock()
+		cancel := cc.calls[m.ID]
+		cc.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	case protocol.Watch:
+		h.mu.Lock()
+		subs := h.watching[m.SessionID]
+		if subs == nil {
+			subs = map[*clientConn]struct{}{}
+			h.watching[m.SessionID] = subs
+		}
+		subs[cc] = struct{}{}
+		h.mu.Unlock()
+	case protocol.Unwatch:
+		h.mu.Lock()
+		delete(h.watching[m.SessionID], cc)
+		h.mu.Unlock()
+	case protocol.ErrorNotice:
+		cc.log.Debug("client reported a protocol error", "code", m.Code, "message", m.Message)
+	default:
+		_ = cc.send(protocol.ErrorNotice{Code: protocol.CodeUnknownMessage,
+			Message: fmt.Sprintf("a client may not send %q", m.Type()), Ref: m.Type()})
+	}
+}
+
+// relay runs a client's request on its own goroutine and answers it under
+// the client's id.
+func (h *Host) relay(cc *clientConn, req protocol.Request) {
+	if req.SessionID == "" {
+		_ = cc.send(h.hostAction(req))
+		return
+	}
+	cc.mu.Lock()
+	if _, dup := cc.calls[req.ID]; dup {
+		cc.mu.Unlock()
+		_ = cc.send(protocol.ErrorNotice{Code: protocol.CodeMalformedFrame, Message: "request id already in flight", Ref: req.ID})
+		return
+	}
+	if !h.track(&h.inflight) {
+		cc.mu.Unlock()
+		_ = cc.send(errorResponse(req.ID, protocol.Errorf(protocol.CodeShuttingDown, "the bridge host is handing over; retry in a moment")))
+		return
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	cc.calls[req.ID] = cancel
+	cc.mu.Unlock()
+	h.conns.Add(1)
+	go func() {
+		defer h.conns.Done()
+		defer h.inflight.Done()
+		defer cancel()
+		timeout := time.Duration(req.TimeoutMs) * time.Millisecond
+		payload, err := h.call(ctx, req.SessionID, req.Action, req.Payload, timeout, func(p json.RawMessage) {
+			_ = cc.send(protocol.Progress{ID: req.ID, Payload: p})
+		})
+		cc.mu.Lock()
+		delete(cc.calls, req.ID)
+		cc.mu.Unlock()
+		if err != nil {
+			_ = cc.send(errorResponse(req.ID, err))
+			return
+		}
+		_ = cc.send(protocol.Response{ID: req.ID, OK: true, Payload: payload})
+	}()
+}
+
+// hostAction answers requests addressed to the host itself.
+func (h *Host) hostAction(req protocol.Request) protocol.Response {
+	switch req.Action {
+	case "sessions":
+		sessions, _ := h.hub.snapshot()
+		payload, err := json.Marshal(struct {
+			Sessions []protocol.SessionInfo `json:"sessions"`
+		}{sessions})
+		if err != nil {
+			return errorResponse(req.ID, err)
+		}
+		return protocol.Response{ID: req.ID, OK: true, Payload: payload}
+	}
+	return errorResponse(req.ID, protocol.Errorf(protocol.CodeUnknownAction,
+		"unknown host action %q; name a sessionId to send an action to a plugin", req.Action))
+}
+
+func errorResponse(id string, err error) protocol.Response {
+	var perr *protocol.Error
+	if !errors.As(err, &perr) {
+		perr = &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}
+	}
+	return protocol.Response{ID: id, OK: false, Error: perr}
+}

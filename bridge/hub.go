@@ -1,0 +1,185 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// Buffer sizes for local subscribers. A subscriber that lets its buffer fill
+// loses events (log events carry a seq, so the gap is visible) instead of
+// stalling the connection that produced them.
+const (
+	sessionEventBuffer = 256
+	pluginEventBuffer  = 8192
+)
+
+// hub is this process's mirror of the session list and its fan-out to local
+// subscribers. Whichever backend is current feeds it; it outlives failovers.
+type hub struct {
+	log *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]protocol.SessionInfo
+	changed  chan struct{} // closed and replaced on every change
+	watchers map[chan SessionEvent]struct{}
+	events   map[string]map[chan protocol.Event]struct{}
+	dropped  int
+}
+
+func newHub(log *slog.Logger) *hub {
+	return &hub{
+		log:      log,
+		sessions: map[string]protocol.SessionInfo{},
+		changed:  make(chan struct{}),
+		watchers: map[chan SessionEvent]struct{}{},
+		events:   map[string]map[chan protocol.Event]struct{}{},
+	}
+}
+
+// apply records one session change and tells watchers.
+func (h *hub) apply(kind string, s protocol.SessionInfo) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.applyLocked(kind, s)
+}
+
+func (h *hub) applyLocked(kind string, s protocol.SessionInfo) {
+	if kind == protocol.SessionDisconnected {
+		if _, ok := h.sessions[s.SessionID]; !ok {
+			return
+		}
+		delete(h.sessions, s.SessionID)
+	} else {
+		if _, ok := h.sessions[s.SessionID]; !ok {
+			kind = protocol.SessionConnected
+		}
+		h.sessions[s.SessionID] = s
+	}
+	close(h.changed)
+	h.changed = make(chan struct{})
+	ev := SessionEvent{Kind: kind, Session: s}
+	for w := range h.watchers {
+		select {
+		case w <- ev:
+		default:
+			h.dropped++
+		}
+	}
+}
+
+// reset makes the mirror equal to snapshot, telling watchers the difference.
+// A new backend calls it with the list its host has.
+func (h *hub) reset(snapshot []protocol.SessionInfo) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	keep := make(map[string]bool, len(snapshot))
+	for _, s := range snapshot {
+		keep[s.SessionID] = true
+		if old, ok := h.sessions[s.SessionID]; !ok || !sameSession(old, s) {
+			h.applyLocked(protocol.SessionUpdated, s)
+		}
+	}
+	for id, s := range h.sessions {
+		if !keep[id] {
+			h.applyLocked(protocol.SessionDisconnected, s)
+		}
+	}
+}
+
+func sameSession(a, b protocol.SessionInfo) bool {
+	return a.SessionID == b.SessionID && a.State == b.State && a.PlaceName == b.PlaceName &&
+		a.PlaceID == b.PlaceID && a.GameID == b.GameID && a.InstanceID == b.InstanceID && a.Context == b.Context
+}
+
+// snapshot returns the sessions in display order and a channel closed at the
+// next change.
+func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]protocol.SessionInfo, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	return SortSessions(out), h.changed
+}
+
+func (h *hub) get(id string) (protocol.SessionInfo, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.sessions[id]
+	return s, ok
+}
+
+func (h *hub) watchSessions(ctx context.Context) <-chan SessionEvent {
+	ch := make(chan SessionEvent, sessionEventBuffer)
+	h.mu.Lock()
+	h.watchers[ch] = struct{}{}
+	h.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		delete(h.watchers, ch)
+		close(ch)
+		h.mu.Unlock()
+	})
+	return ch
+}
+
+// watchEvents subscribes to one session's plugin events. first reports
+// whether this is the session's first local subscriber; last is called when
+// the final one leaves.
+func (h *hub) watchEvents(ctx context.Context, sessionID string, onFirst, onLast func()) <-chan protocol.Event {
+	ch := make(chan protocol.Event, pluginEventBuffer)
+	h.mu.Lock()
+	subs := h.events[sessionID]
+	if subs == nil {
+		subs = map[chan protocol.Event]struct{}{}
+		h.events[sessionID] = subs
+	}
+	subs[ch] = struct{}{}
+	first := len(subs) == 1
+	h.mu.Unlock()
+	if first && onFirst != nil {
+		onFirst()
+	}
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		delete(subs, ch)
+		close(ch)
+		last := len(subs) == 0
+		if last {
+			delete(h.events, sessionID)
+		}
+		h.mu.Unlock()
+		if last && onLast != nil {
+			onLast()
+		}
+	})
+	return ch
+}
+
+// watched lists the sessions that have local event subscribers.
+func (h *hub) watched() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.events))
+	for id := range h.events {
+		out = append(out, id)
+	}
+	return out
+}
+
+// publish hands a plugin event to the session's local subscribers.
+func (h *hub) publish(ev protocol.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.events[ev.SessionID] {
+		select {
+		case ch <- ev:
+		default:
+			h.dropped++
+		}
+	}
+}

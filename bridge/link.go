@@ -1,0 +1,201 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// link is a joined client's connection to the host. Every action goes
+// through it; when it breaks, its in-flight calls fail with UNKNOWN_OUTCOME.
+type link struct {
+	*peer
+	hub         *hub
+	hostStarted time.Time
+	nextID      atomic.Uint64
+	lost        chan struct{}
+
+	mu      sync.Mutex
+	pending map[string]*pendingCall
+	broken  bool
+}
+
+// dialLink joins the host at addr ("127.0.0.1:38741").
+func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heartbeat time.Duration, hb *hub) (*link, error) {
+	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
+	defer cancel()
+	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
+		HTTPClient: &http.Client{Timeout: protocol.HandshakeTimeout, Transport: loopbackHostHeader{}},
+	})
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusServiceUnavailable {
+			return nil, errDraining
+		}
+		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	c.SetReadLimit(protocol.ClientMaxFrameBytes)
+	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: version, PID: os.Getpid()})
+	if err := c.Write(dctx, websocket.MessageText, hello); err != nil {
+		_ = c.CloseNow()
+		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	_, data, err := c.Read(dctx)
+	if err != nil {
+		_ = c.CloseNow()
+		return nil, fmt.Errorf("join bridge host at %s: no welcome: %w", addr, err)
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		_ = c.CloseNow()
+		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	var welcome protocol.ClientWelcome
+	switch m := m.(type) {
+	case protocol.ClientWelcome:
+		welcome = m
+	case protocol.Reject:
+		_ = c.CloseNow()
+		return nil, &protocol.Error{Code: m.Code, Message: "bridge host refused this process: " + m.Message}
+	default:
+		_ = c.CloseNow()
+		return nil, fmt.Errorf("join bridge host at %s: expected client-welcome, got %q", addr, m.Type())
+	}
+	if heartbeat <= 0 {
+		heartbeat = time.Duration(welcome.HeartbeatIntervalMs) * time.Millisecond
+	}
+	if heartbeat <= 0 {
+		heartbeat = protocol.DefaultHeartbeatInterval
+	}
+	l := &link{
+		peer:        newPeer(c, log, heartbeat, protocol.ClientMaxFrameBytes),
+		hub:         hb,
+		hostStarted: time.UnixMilli(welcome.HostStartedAt),
+		lost:        make(chan struct{}),
+		pending:     map[string]*pendingCall{},
+	}
+	hb.reset(welcome.Sessions)
+	for _, sid := range hb.watched() {
+		_ = l.send(protocol.Watch{SessionID: sid})
+	}
+	go l.serve()
+	return l, nil
+}
+
+var errDraining = errors.New("bridge host is handing over")
+
+func (l *link) serve() {
+	err := l.run(context.Background(), l.handle)
+	l.mu.Lock()
+	pending := l.pending
+	l.pending = nil
+	l.broken = true
+	l.mu.Unlock()
+	for _, p := range pending {
+		p.done <- callResult{err: protocol.Errorf(protocol.CodeUnknownOutcome,
+			"lost the bridge host while %s was in flight; it may or may not have run in Studio", p.action)}
+	}
+	l.log.Debug("link to bridge host ended", "reason", err)
+	close(l.lost)
+}
+
+func (l *link) handle(m protocol.Message) {
+	switch m := m.(type) {
+	case protocol.SessionEvent:
+		l.hub.apply(m.Kind, m.Session)
+	case protocol.Event:
+		l.hub.publish(m)
+	case protocol.Response:
+		l.mu.Lock()
+		p := l.pending[m.ID]
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
+		if p != nil {
+			p.done <- finishResponse(p, m)
+		}
+	case protocol.Progress:
+		l.mu.Lock()
+		p := l.pending[m.ID]
+		l.mu.Unlock()
+		if p != nil && p.progress != nil {
+			p.progress(m.Payload)
+		}
+	case protocol.HostTransfer:
+		l.log.Info("bridge host is handing over", "reason", m.Reason)
+	case protocol.ErrorNotice:
+		l.log.Debug("host reported a protocol error", "code", m.Code, "message", m.Message, "ref", m.Ref)
+	}
+}
+
+func (l *link) call(ctx context.Context, sessionID, action string, payload json.RawMessage, timeout time.Duration, onProgress func(json.RawMessage)) (json.RawMessage, error) {
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	id := strconv.FormatUint(l.nextID.Add(1), 10)
+	p := &pendingCall{action: action, progress: onProgress, done: make(chan callResult, 1)}
+	l.mu.Lock()
+	if l.broken {
+		l.mu.Unlock()
+		return nil, protocol.Errorf(protocol.CodeHostUnavailable, "not connected to a bridge host")
+	}
+	l.pending[id] = p
+	l.mu.Unlock()
+	req := protocol.Request{ID: id, Action: action, SessionID: sessionID, TimeoutMs: timeout.Milliseconds(), Payload: payload}
+	if err := l.send(req); err != nil {
+		l.take(id)
+		return nil, protocol.Errorf(protocol.CodeHostUnavailable, "send %s to the bridge host: %v", action, err)
+	}
+	// The host enforces the timeout; the margin covers a host that stops
+	// answering without closing the socket.
+	timer := time.NewTimer(timeout + 2*time.Second)
+	defer timer.Stop()
+	select {
+	case r := <-p.done:
+		return r.payload, r.err
+	case <-timer.C:
+		if l.take(id) != nil {
+			_ = l.send(protocol.Cancel{ID: id})
+		}
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s (no answer from the bridge host)", action, timeout)
+	case <-ctx.Done():
+		if l.take(id) != nil {
+			_ = l.send(protocol.Cancel{ID: id})
+		}
+		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", action, ctx.Err())}
+	}
+}
+
+func (l *link) take(id string) *pendingCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pending[id]
+	delete(l.pending, id)
+	return p
+}
+
+// loopbackHostHeader sends Host: localhost to a --remote host (a devcontainer
+// reaching the host OS by another name), which would otherwise refuse the
+// request as DNS rebinding. Only browsers are the threat there, and they
+// cannot set Host.
+type loopbackHostHeader struct{}
+
+func (loopbackHostHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !loopbackHost(r.Host) {
+		r = r.Clone(r.Context())
+		_, port, _ := net.SplitHostPort(r.URL.Host)
+		r.Host = net.JoinHostPort("localhost", port)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}

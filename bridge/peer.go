@@ -1,0 +1,226 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// peer owns one WebSocket: a bounded outgoing queue drained by one writer,
+// one reader that decodes frames, and a heartbeat that pings and drops the
+// peer when it falls silent. It is used for both sides of both endpoints.
+type peer struct {
+	conn      *websocket.Conn
+	log       *slog.Logger
+	heartbeat time.Duration
+
+	out      chan frame
+	closed   chan struct{}
+	once     sync.Once
+	code     websocket.StatusCode
+	reason   string
+	lastSeen atomic.Int64 // unix nanos of the last frame received
+}
+
+// frame is one queued write; a frame with a close code ends the connection
+// after everything queued before it is written.
+type frame struct {
+	data   []byte
+	close  websocket.StatusCode
+	reason string
+}
+
+func newPeer(conn *websocket.Conn, log *slog.Logger, heartbeat time.Duration, readLimit int64) *peer {
+	conn.SetReadLimit(readLimit)
+	p := &peer{
+		conn:      conn,
+		log:       log,
+		heartbeat: heartbeat,
+		out:       make(chan frame, protocol.PeerQueueLen),
+		closed:    make(chan struct{}),
+	}
+	p.lastSeen.Store(time.Now().UnixNano())
+	return p
+}
+
+// errPeerClosed is returned by send once the peer is gone.
+var errPeerClosed = errors.New("connection closed")
+
+// send queues m without blocking. A peer whose queue is full is closed as too
+// slow rather than allowed to hold anyone else up.
+func (p *peer) send(m protocol.Message) error {
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.closed:
+		return errPeerClosed
+	default:
+	}
+	select {
+	case p.out <- frame{data: data}:
+		return nil
+	default:
+		p.log.Warn("closing peer: outgoing queue full", "queued", len(p.out))
+		p.shut(protocol.CloseSlowPeer, "too slow: outgoing queue full")
+		return errPeerClosed
+	}
+}
+
+// closeAfter queues a close behind the frames already queued, so a goodbye or
+// reject is delivered before the socket closes.
+func (p *peer) closeAfter(code websocket.StatusCode, reason string) {
+	select {
+	case p.out <- frame{close: code, reason: reason}:
+	default:
+		p.shut(code, reason)
+	}
+}
+
+// shut closes the connection now with code and reason.
+func (p *peer) shut(code websocket.StatusCode, reason string) {
+	p.once.Do(func() {
+		p.code, p.reason = code, reason
+		close(p.closed)
+	})
+}
+
+// done is closed once the peer is shut down.
+func (p *peer) done() <-chan struct{} { return p.closed }
+
+// run serves the connection until it ends, calling handle for every decoded
+// frame and answering bad frames with an error notice. handle runs on the
+// reader goroutine: it must not block. run returns the reason the connection
+// ended.
+func (p *peer) run(ctx context.Context, handle func(protocol.Message)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	wg.Add(3)
+	go func() { defer wg.Done(); errc <- p.writeLoop(ctx) }()
+	go func() { defer wg.Done(); errc <- p.readLoop(ctx, handle) }()
+	go func() { defer wg.Done(); errc <- p.heartbeatLoop(ctx) }()
+
+	var err error
+	select {
+	case err = <-errc:
+	case <-p.closed:
+	case <-ctx.Done():
+		p.shut(websocket.StatusGoingAway, "shutting down")
+	}
+	p.shut(websocket.StatusNormalClosure, "")
+	if err == nil {
+		err = fmt.Errorf("closed: %s", p.reason)
+	}
+	// Close performs the handshake (bounded by the library at 5 s) and
+	// unblocks the reader; CloseNow bounds the worst case.
+	closeDone := make(chan struct{})
+	go func() {
+		defer close(closeDone)
+		_ = p.conn.Close(p.code, truncateReason(p.reason))
+	}()
+	select {
+	case <-closeDone:
+	case <-time.After(protocol.WriteTimeout):
+		_ = p.conn.CloseNow()
+		<-closeDone
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+func (p *peer) writeLoop(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.closed:
+			return nil
+		case f := <-p.out:
+			if f.close != 0 {
+				p.shut(f.close, f.reason)
+				return nil
+			}
+			wctx, cancel := context.WithTimeout(ctx, protocol.WriteTimeout)
+			err := p.conn.Write(wctx, websocket.MessageText, f.data)
+			cancel()
+			if err != nil {
+				p.shut(websocket.StatusGoingAway, "write failed")
+				return fmt.Errorf("write: %w", err)
+			}
+		}
+	}
+}
+
+func (p *peer) readLoop(ctx context.Context, handle func(protocol.Message)) error {
+	for {
+		typ, data, err := p.conn.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+				p.log.Warn("closed peer: frame over the size limit")
+			}
+			p.shut(websocket.StatusNormalClosure, "")
+			return fmt.Errorf("read: %w", err)
+		}
+		p.lastSeen.Store(time.Now().UnixNano())
+		if typ != websocket.MessageText {
+			_ = p.send(protocol.ErrorNotice{Code: protocol.CodeMalformedFrame, Message: "binary frames are not part of the protocol; send JSON text frames"})
+			continue
+		}
+		m, err := protocol.Decode(data)
+		if err != nil {
+			var perr *protocol.Error
+			if errors.As(err, &perr) {
+				p.log.Debug("bad frame", "code", perr.Code, "err", perr.Message)
+				_ = p.send(protocol.ErrorNotice{Code: perr.Code, Message: perr.Message})
+			}
+			continue
+		}
+		switch m := m.(type) {
+		case protocol.Ping:
+			_ = p.send(protocol.Pong{T: m.T})
+		case protocol.Pong:
+		default:
+			handle(m)
+		}
+	}
+}
+
+func (p *peer) heartbeatLoop(ctx context.Context) error {
+	t := time.NewTicker(p.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.closed:
+			return nil
+		case now := <-t.C:
+			silent := now.Sub(time.Unix(0, p.lastSeen.Load()))
+			if silent > protocol.MissedHeartbeats*p.heartbeat {
+				p.log.Info("dropping silent peer", "silent", silent.Round(time.Millisecond))
+				p.shut(protocol.CloseHeartbeatTimeout, "heartbeat timeout")
+				return fmt.Errorf("heartbeat timeout after %s", silent.Round(time.Millisecond))
+			}
+			_ = p.send(protocol.Ping{T: now.UnixMilli()})
+		}
+	}
+}
+
+// truncateReason keeps a close reason within the 123 bytes WebSocket allows.
+func truncateReason(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return s[:120]
+}

@@ -1,0 +1,178 @@
+package bridge
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// Target says which session a command wants. Zero values mean "pick for me".
+type Target struct {
+	// SessionID names one session exactly.
+	SessionID string
+	// Context picks a DataModel of the one connected Studio instance.
+	Context protocol.Context
+	// DefaultContext is the command's choice in Play mode when Context is
+	// unset: edit for read-only commands, server for mutating ones.
+	DefaultContext protocol.Context
+}
+
+// ResolveErrorKind classifies why resolution failed.
+type ResolveErrorKind int
+
+// Ways resolution fails.
+const (
+	NoSessions ResolveErrorKind = iota + 1
+	SessionNotFound
+	ContextUnavailable
+	MultipleInstances
+)
+
+// ResolveError explains a failed resolution; Sessions lists what the user
+// can choose from when that helps.
+type ResolveError struct {
+	Kind     ResolveErrorKind
+	ID       string
+	Context  protocol.Context
+	Sessions []protocol.SessionInfo
+	msg      string
+}
+
+func (e *ResolveError) Error() string { return e.msg }
+
+// Resolve picks the session a command should talk to, following the design
+// brief's table. It is a pure function of its inputs.
+func Resolve(sessions []protocol.SessionInfo, t Target) (protocol.SessionInfo, error) {
+	if t.SessionID != "" {
+		for _, s := range sessions {
+			if s.SessionID == t.SessionID {
+				return s, nil
+			}
+		}
+		return protocol.SessionInfo{}, &ResolveError{Kind: SessionNotFound, ID: t.SessionID, Sessions: sessions,
+			msg: fmt.Sprintf("Session not found: %s", t.SessionID)}
+	}
+	instances := GroupByInstance(sessions)
+	switch len(instances) {
+	case 0:
+		return protocol.SessionInfo{}, &ResolveError{Kind: NoSessions,
+			msg: "No active sessions. Is Studio running with the studio-bridge plugin installed?"}
+	case 1:
+	default:
+		return protocol.SessionInfo{}, &ResolveError{Kind: MultipleInstances, Sessions: sessions,
+			msg: "Multiple Studio instances connected. Specify a sessionId."}
+	}
+	inst := instances[0]
+	if !inst.Playing() {
+		if t.Context == "" || t.Context == protocol.ContextEdit {
+			if s, ok := inst.Get(protocol.ContextEdit); ok {
+				return s, nil
+			}
+			if len(inst.Sessions) == 1 && t.Context == "" {
+				return inst.Sessions[0], nil
+			}
+			return protocol.SessionInfo{}, contextUnavailable(protocol.ContextEdit, "Studio has no edit session connected.")
+		}
+		return protocol.SessionInfo{}, contextUnavailable(t.Context, "Studio is in Edit mode.")
+	}
+	want := t.Context
+	if want == "" {
+		want = t.DefaultContext
+		if want == "" {
+			want = protocol.ContextEdit
+		}
+	}
+	if s, ok := inst.Get(want); ok {
+		return s, nil
+	}
+	return protocol.SessionInfo{}, contextUnavailable(want, fmt.Sprintf("Studio is in %s mode but its %s session is not connected.", inst.Mode(), want))
+}
+
+func contextUnavailable(ctx protocol.Context, why string) *ResolveError {
+	return &ResolveError{Kind: ContextUnavailable, Context: ctx,
+		msg: fmt.Sprintf("No %s context available. %s", ctx, why)}
+}
+
+// Instance is the sessions of one Studio window.
+type Instance struct {
+	ID       string
+	Sessions []protocol.SessionInfo
+}
+
+// Get returns the instance's session in context c.
+func (in Instance) Get(c protocol.Context) (protocol.SessionInfo, bool) {
+	for _, s := range in.Sessions {
+		if s.Context == c {
+			return s, true
+		}
+	}
+	return protocol.SessionInfo{}, false
+}
+
+// Playing reports whether the window is in a play mode: it has a server or
+// client DataModel, or its edit session says so.
+func (in Instance) Playing() bool {
+	for _, s := range in.Sessions {
+		if s.Context != protocol.ContextEdit {
+			return true
+		}
+		switch s.State {
+		case protocol.StatePlay, protocol.StateRun, protocol.StatePaused:
+			return true
+		}
+	}
+	return false
+}
+
+// Mode names the window's run mode for messages.
+func (in Instance) Mode() protocol.State {
+	if s, ok := in.Get(protocol.ContextEdit); ok && s.State != "" {
+		return s.State
+	}
+	return protocol.StatePlay
+}
+
+// GroupByInstance groups sessions by instanceId, ordered by instance id and,
+// within an instance, edit, server, client.
+func GroupByInstance(sessions []protocol.SessionInfo) []Instance {
+	byID := map[string]*Instance{}
+	var order []string
+	for _, s := range sessions {
+		in, ok := byID[s.InstanceID]
+		if !ok {
+			in = &Instance{ID: s.InstanceID}
+			byID[s.InstanceID] = in
+			order = append(order, s.InstanceID)
+		}
+		in.Sessions = append(in.Sessions, s)
+	}
+	sort.Strings(order)
+	out := make([]Instance, 0, len(order))
+	for _, id := range order {
+		in := byID[id]
+		sort.SliceStable(in.Sessions, func(i, j int) bool {
+			return contextRank(in.Sessions[i].Context) < contextRank(in.Sessions[j].Context)
+		})
+		out = append(out, *in)
+	}
+	return out
+}
+
+// SortSessions orders sessions for display: by instance, then context.
+func SortSessions(sessions []protocol.SessionInfo) []protocol.SessionInfo {
+	var out []protocol.SessionInfo
+	for _, in := range GroupByInstance(sessions) {
+		out = append(out, in.Sessions...)
+	}
+	return out
+}
+
+func contextRank(c protocol.Context) int {
+	for i, have := range protocol.Contexts {
+		if have == c {
+			return i
+		}
+	}
+	return len(protocol.Contexts)
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// IO is the process's streams, injected so tests can drive the CLI.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Run runs the CLI with args and returns the exit code.
+func Run(ctx context.Context, args []string, stdio IO) int {
+	var notFound error
+	app := newApp(stdio, &notFound)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		err = notFound
+	}
+	return reportError(stdio.Err, err)
+}
+
+func newApp(stdio IO, notFound *error) *cli.App {
+	app := &cli.App{
+		Name:                 "studio-bridge",
+		Usage:                "drive Roblox Studio from the terminal, CI and AI agents",
+		Version:              version,
+		Reader:               stdio.In,
+		Writer:               stdio.Out,
+		ErrWriter:            stdio.Err,
+		EnableBashCompletion: true,
+		Flags:                globalFlags(),
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         usageError,
+		CommandNotFound: func(c *cli.Context, name string) {
+			*notFound = usageErr{fmt.Errorf("unknown command %q; run `studio-bridge --help` for the list", name)}
+		},
+	}
+	for _, d := range commands.All {
+		app.Commands = append(app.Commands, cliCommand(d, stdio))
+	}
+	return app
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host"},
+		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "override the command's action timeout"},
+		&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout instead of text"},
+		&cli.BoolFlag{Name: "keep-alive", Usage: "stay on the bridge network after the command until interrupted"},
+	}
+}
+
+// global returns the context, command's or app's, where a global flag was
+// set, so `studio-bridge --port 1 sessions` and `studio-bridge sessions
+// --port 1` mean the same.
+func global(c *cli.Context, name string) *cli.Context {
+	for _, lc := range c.Lineage() {
+		if lc.IsSet(name) {
+			return lc
+		}
+	}
+	return c
+}
+
+// usageErr marks errors that exit with code 2.
+type usageErr struct{ error }
+
+func usageError(c *cli.Context, err error, _ bool) error {
+	return usageErr{err}
+}
+
+func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
+	cmd := &cli.Command{
+		Name:         d.Name,
+		Usage:        d.Summary,
+		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Name), " "),
+		OnUsageError: usageError,
+		Action: func(c *cli.Context) error {
+			return runCommand(c, d, stdio)
+		},
+	}
+	for _, a := range commands.Fields(d.Args) {
+		if a.Positional {
+			continue
+		}
+		cmd.Flags = append(cmd.Flags, flagFor(a))
+	}
+	// Global flags work before or after the command name.
+	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	if d.NeedsSession {
+		cmd.Flags = append(cmd.Flags,
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "target session `ID` (see `studio-bridge sessions`)"},
+			&cli.StringFlag{Name: "context", Usage: "target DataModel: edit, server or client"},
+		)
+	}
+	return cmd
+}
+
+func flagFor(a commands.Arg) cli.Flag {
+	var aliases []string
+	if a.Short != "" {
+		aliases = []string{a.Short}
+	}
+	switch a.Kind {
+	case reflect.Bool:
+		return &cli.BoolFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+	case reflect.Int, reflect.Int64:
+		return &cli.Int64Flag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+	case reflect.Slice:
+		return &cli.StringSliceFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+	default:
+		return &cli.StringFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+	}
+}
+
+func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
+	args, err := bindArgs(c, d)
+	if err != nil {
+		return usageErr{err}
+	}
+	log, err := newLogger(global(c, "log-level").String("log-level"), d, stdio.Err)
+	if err != nil {
+		return usageErr{err}
+	}
+	ctx := c.Context
+	b, err := bridge.Connect(ctx, bridge.Options{
+		Port:    global(c, "port").Int("port"),
+		Remote:  global(c, "remote").String("remote"),
+		Version: version,
+		Log:     log,
+	})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+
+	env := &commands.Env{Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout")}
+	if d.NeedsSession {
+		target := bridge.Target{SessionID: c.String("session"), DefaultContext: d.DefaultContext}
+		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
+			return usageErr{err}
+		}
+		if env.Session, err = b.Resolve(ctx, target); err != nil {
+			return err
+		}
+	}
+	res, err := d.Run(ctx, env, args)
+	if err != nil {
+		return err
+	}
+	if err := printResult(stdio.Out, res, global(c, "json").Bool("json")); err != nil {
+		return err
+	}
+	if global(c, "keep-alive").Bool("keep-alive") && !d.LongRunning {
+		<-ctx.Done()
+	}
+	return nil
+}
+
+func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
+	if res == nil {
+		return nil
+	}
+	if asJSON {
+		if res.Data == nil {
+			return nil
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Data)
+	}
+	_, err := io.WriteString(w, res.Text)
+	return err
+}
+
+// bindArgs fills the command's Args struct from flags and positionals.
+func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
+	ptr := d.NewArgs()
+	v := reflect.ValueOf(ptr).Elem()
+	pos := c.Args().Slice()
+	for _, a := range commands.Fields(d.Args) {
+		f := v.Field(a.Index)
+		if a.Positional {
+			if len(pos) == 0 {
+				if a.Required {
+					return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Name, d.Usage())
+				}
+				continue
+			}
+			f.SetString(pos[0])
+			pos = pos[1:]
+			continue
+		}
+		switch a.Kind {
+		case reflect.Bool:
+			f.SetBool(c.Bool(a.Name))
+		case reflect.Int, reflect.Int64:
+			f.SetInt(c.Int64(a.Name))
+		case reflect.Slice:
+			f.Set(reflect.ValueOf(c.StringSlice(a.Name)))
+		default:
+			f.SetString(c.String(a.Name))
+		}
+	}
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, pos[0], d.Usage())
+	}
+	return ptr, nil
+}
+
+func newLogger(level string, d *commands.Definition, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	if d.LongRunning && l > slog.LevelInfo && level == "warn" {
+		l = slog.LevelInfo // serve reports role changes
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// Exit codes, documented in the README.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitNoSession   = 3
+	ExitTimeout     = 4
+	ExitInterrupted = 130
+)
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageErr
+	var re *bridge.ResolveError
+	var pe *bridge.PortInUseError
+	switch {
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &re), errors.As(err, &pe):
+		return ExitNoSession
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	switch protocol.CodeOf(err) {
+	case protocol.CodeSessionNotFound, protocol.CodeSessionDisconnected, protocol.CodeUnknownOutcome,
+		protocol.CodeHostUnavailable, protocol.CodeShuttingDown:
+		return ExitNoSession
+	case protocol.CodeTimeout:
+		return ExitTimeout
+	case protocol.CodeCancelled:
+		return ExitInterrupted
+	}
+	if strings.Contains(err.Error(), "flag provided but not defined") {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// reportError prints err for people and returns the exit code.
+func reportError(w io.Writer, err error) int {
+	code := exitCode(err)
+	if err == nil {
+		return code
+	}
+	fmt.Fprintf(w, "studio-bridge: %v\n", err)
+	var re *bridge.ResolveError
+	if errors.As(err, &re) && len(re.Sessions) > 0 {
+		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now()))
+		fmt.Fprintln(w, "\nPick one with --session <SESSION>, or --context edit|server|client within one Studio instance.")
+	}
+	return code
+}

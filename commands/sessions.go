@@ -1,0 +1,67 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// SessionView is a session as commands report it.
+type SessionView struct {
+	protocol.SessionInfo
+	UptimeMs int64 `json:"uptimeMs"`
+}
+
+// SessionsData is the sessions command's output.
+type SessionsData struct {
+	Sessions []SessionView `json:"sessions"`
+}
+
+// NoSessionsHint is what people see when nothing is connected.
+const NoSessionsHint = "No active sessions. Is Studio running with the studio-bridge plugin installed?"
+
+// Sessions lists connected Studio sessions.
+var Sessions = &Definition{
+	Name:    "sessions",
+	Summary: "List the Roblox Studio sessions connected to studio-bridge, grouped by Studio instance.",
+	MCP:     true,
+	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+		list, err := env.Bridge.Sessions(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		now := time.Now()
+		data := SessionsData{Sessions: make([]SessionView, 0, len(list))}
+		for _, s := range list {
+			data.Sessions = append(data.Sessions, SessionView{SessionInfo: s, UptimeMs: now.Sub(s.ConnectedAt).Milliseconds()})
+		}
+		return &Result{Data: data, Text: RenderSessions(list, now)}, nil
+	},
+}
+
+// RenderSessions is the people's table of sessions, one block per instance.
+func RenderSessions(list []protocol.SessionInfo, now time.Time) string {
+	if len(list) == 0 {
+		return NoSessionsHint + "\n"
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP")
+	for _, in := range bridge.GroupByInstance(list) {
+		for _, s := range in.Sessions {
+			place := s.PlaceName
+			if s.PlaceID != 0 {
+				place = fmt.Sprintf("%s (%d)", place, s.PlaceID)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", in.ID, s.Context, s.State, place, s.SessionID,
+				now.Sub(s.ConnectedAt).Round(time.Second))
+		}
+	}
+	w.Flush()
+	return b.String()
+}

@@ -1,0 +1,16 @@
+module github.com/studio-bridge/studio-bridge
+
+go 1.26.0
+
+require (
+	github.com/coder/websocket v1.8.15
+	github.com/google/uuid v1.6.0
+	github.com/urfave/cli/v2 v2.27.7
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+)

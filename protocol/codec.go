@@ -1,0 +1,196 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Encode returns the wire form of m: one JSON object whose "type" field comes
+// first.
+func Encode(m Message) ([]byte, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", m.Type(), err)
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("encode %s: not a JSON object", m.Type())
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(body) + len(m.Type()) + 12)
+	buf.WriteString(`{"type":"`)
+	buf.WriteString(m.Type())
+	buf.WriteByte('"')
+	if len(body) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.Write(body[1:])
+	return buf.Bytes(), nil
+}
+
+// Decode parses one frame. It never panics; a frame that is not a JSON object
+// of a known type with its required fields yields an *Error whose code is
+// CodeMalformedFrame or CodeUnknownMessage, with a message fit to send back.
+func Decode(data []byte) (Message, error) {
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, malformed("frame is not a JSON object: %v", jsonReason(err))
+	}
+	if head.Type == nil || *head.Type == "" {
+		return nil, malformed(`frame has no "type" field`)
+	}
+	newMsg, ok := registry[*head.Type]
+	if !ok {
+		return nil, &Error{Code: CodeUnknownMessage, Message: fmt.Sprintf("unknown message type %q", clip(*head.Type))}
+	}
+	ptr := newMsg()
+	if err := json.Unmarshal(data, ptr); err != nil {
+		return nil, malformed("bad %s frame: %v", *head.Type, jsonReason(err))
+	}
+	m := deref(ptr)
+	if err := validate(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var registry = map[string]func() any{
+	TypeHello:         func() any { return new(Hello) },
+	TypeWelcome:       func() any { return new(Welcome) },
+	TypeReject:        func() any { return new(Reject) },
+	TypeRequest:       func() any { return new(Request) },
+	TypeResponse:      func() any { return new(Response) },
+	TypeProgress:      func() any { return new(Progress) },
+	TypeChunk:         func() any { return new(Chunk) },
+	TypeCancel:        func() any { return new(Cancel) },
+	TypeEvent:         func() any { return new(Event) },
+	TypePing:          func() any { return new(Ping) },
+	TypePong:          func() any { return new(Pong) },
+	TypeError:         func() any { return new(ErrorNotice) },
+	TypeGoodbye:       func() any { return new(Goodbye) },
+	TypeClientHello:   func() any { return new(ClientHello) },
+	TypeClientWelcome: func() any { return new(ClientWelcome) },
+	TypeSessionEvent:  func() any { return new(SessionEvent) },
+	TypeWatch:         func() any { return new(Watch) },
+	TypeUnwatch:       func() any { return new(Unwatch) },
+	TypeHostTransfer:  func() any { return new(HostTransfer) },
+}
+
+func deref(p any) Message {
+	switch m := p.(type) {
+	case *Hello:
+		return *m
+	case *Welcome:
+		return *m
+	case *Reject:
+		return *m
+	case *Request:
+		return *m
+	case *Response:
+		return *m
+	case *Progress:
+		return *m
+	case *Chunk:
+		return *m
+	case *Cancel:
+		return *m
+	case *Event:
+		return *m
+	case *Ping:
+		return *m
+	case *Pong:
+		return *m
+	case *ErrorNotice:
+		return *m
+	case *Goodbye:
+		return *m
+	case *ClientHello:
+		return *m
+	case *ClientWelcome:
+		return *m
+	case *SessionEvent:
+		return *m
+	case *Watch:
+		return *m
+	case *Unwatch:
+		return *m
+	case *HostTransfer:
+		return *m
+	}
+	panic(fmt.Sprintf("protocol: registry type %T has no deref case", p))
+}
+
+// validate checks the fields without which a message cannot be acted on.
+func validate(m Message) error {
+	switch m := m.(type) {
+	case Request:
+		if m.ID == "" || m.Action == "" {
+			return malformed(`request needs "id" and "action"`)
+		}
+	case Response:
+		if m.ID == "" {
+			return malformed(`response needs "id"`)
+		}
+		if !m.OK && m.Error == nil {
+			return malformed(`response with "ok": false needs "error"`)
+		}
+		if m.Chunks < 0 {
+			return malformed(`response "chunks" must not be negative`)
+		}
+	case Progress:
+		if m.ID == "" {
+			return malformed(`progress needs "id"`)
+		}
+	case Chunk:
+		if m.ID == "" || m.Seq < 0 {
+			return malformed(`chunk needs "id" and a non-negative "seq"`)
+		}
+	case Cancel:
+		if m.ID == "" {
+			return malformed(`cancel needs "id"`)
+		}
+	case Event:
+		if m.Event == "" {
+			return malformed(`event needs "event"`)
+		}
+	case SessionEvent:
+		if m.Kind == "" || m.Session.SessionID == "" {
+			return malformed(`session-event needs "kind" and "session.sessionId"`)
+		}
+	case Watch:
+		if m.SessionID == "" {
+			return malformed(`watch needs "sessionId"`)
+		}
+	case Unwatch:
+		if m.SessionID == "" {
+			return malformed(`unwatch needs "sessionId"`)
+		}
+	}
+	return nil
+}
+
+func malformed(format string, args ...any) *Error {
+	return &Error{Code: CodeMalformedFrame, Message: clip(fmt.Sprintf(format, args...))}
+}
+
+// jsonReason shortens encoding/json errors to what a peer can act on.
+func jsonReason(err error) string {
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// clip keeps peer-controlled text in messages and logs short.
+func clip(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n-- // do not cut a UTF-8 sequence in half
+	}
+	return s[:n] + "…"
+}

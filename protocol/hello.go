@@ -1,0 +1,52 @@
+package protocol
+
+import (
+	"fmt"
+	"regexp"
+)
+
+var instanceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// ValidateHello checks a plugin hello and returns the negotiated protocol
+// version, or a *Error fit for a Reject frame.
+func ValidateHello(h Hello) (int, *Error) {
+	v, ok := Negotiate(h.ProtocolVersions)
+	if !ok {
+		return 0, Errorf(CodeUnsupportedProtocol,
+			"studio-bridge host speaks protocol version(s) %v but the plugin offered %v; update the plugin with `studio-bridge install-plugin` (or update studio-bridge)",
+			SupportedVersions, h.ProtocolVersions)
+	}
+	if !instanceIDPattern.MatchString(h.InstanceID) {
+		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
+	}
+	switch h.Context {
+	case ContextEdit, ContextServer, ContextClient:
+	default:
+		return 0, Errorf(CodeInvalidHello, "hello has context %q; want edit, server or client", clip(string(h.Context)))
+	}
+	if h.State != "" && !h.State.Valid() {
+		return 0, Errorf(CodeInvalidHello, "hello has state %q; want Edit, Play, Run, Paused, Server or Client", clip(string(h.State)))
+	}
+	if len(h.PlaceName) > 1024 || len(h.PluginVersion) > 64 || len(h.Capabilities) > 64 {
+		return 0, Errorf(CodeInvalidHello, "hello fields are too long")
+	}
+	return v, nil
+}
+
+// ValidateClientHello checks a client hello and returns the negotiated
+// protocol version, or a *Error fit for a Reject frame.
+func ValidateClientHello(h ClientHello) (int, *Error) {
+	v, ok := Negotiate(h.ProtocolVersions)
+	if !ok {
+		return 0, Errorf(CodeUnsupportedProtocol,
+			"bridge host speaks protocol version(s) %v but this studio-bridge offered %v; run the same studio-bridge version everywhere",
+			SupportedVersions, h.ProtocolVersions)
+	}
+	return v, nil
+}
+
+// String renders a hello for logs without anything secret in it (there is
+// nothing secret in a hello, but the place name is user data: keep it short).
+func (h Hello) String() string {
+	return fmt.Sprintf("instance=%s context=%s place=%q state=%s plugin=%s", h.InstanceID, h.Context, clip(h.PlaceName), h.State, h.PluginVersion)
+}

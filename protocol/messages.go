@@ -1,0 +1,199 @@
+package protocol
+
+import "encoding/json"
+
+// Message is any protocol message. Type returns the value of its "type" field.
+type Message interface {
+	Type() string
+}
+
+// Message type names, as they appear in the "type" field.
+const (
+	TypeHello         = "hello"
+	TypeWelcome       = "welcome"
+	TypeReject        = "reject"
+	TypeRequest       = "request"
+	TypeResponse      = "response"
+	TypeProgress      = "progress"
+	TypeChunk         = "chunk"
+	TypeCancel        = "cancel"
+	TypeEvent         = "event"
+	TypePing          = "ping"
+	TypePong          = "pong"
+	TypeError         = "error"
+	TypeGoodbye       = "goodbye"
+	TypeClientHello   = "client-hello"
+	TypeClientWelcome = "client-welcome"
+	TypeSessionEvent  = "session-event"
+	TypeWatch         = "watch"
+	TypeUnwatch       = "unwatch"
+	TypeHostTransfer  = "host-transfer"
+)
+
+// Hello is the plugin's first frame on /plugin.
+type Hello struct {
+	ProtocolVersions  []int    `json:"protocolVersions"`
+	PluginVersion     string   `json:"pluginVersion"`
+	InstanceID        string   `json:"instanceId"`
+	Context           Context  `json:"context"`
+	PlaceName         string   `json:"placeName"`
+	PlaceID           int64    `json:"placeId"`
+	GameID            int64    `json:"gameId"`
+	State             State    `json:"state"`
+	Capabilities      []string `json:"capabilities"`
+	PreviousSessionID string   `json:"previousSessionId,omitempty"`
+}
+
+// Welcome accepts a plugin's hello (or, as ClientWelcome, a client's).
+type Welcome struct {
+	ProtocolVersion     int    `json:"protocolVersion"`
+	SessionID           string `json:"sessionId"`
+	HeartbeatIntervalMs int    `json:"heartbeatIntervalMs"`
+	MaxFrameBytes       int    `json:"maxFrameBytes"`
+	HostVersion         string `json:"hostVersion"`
+}
+
+// Reject refuses a hello; the sender closes the socket right after it.
+type Reject struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+// Request asks the receiver to perform an action. On /plugin the host sends
+// it to the plugin; on /client a client sends it to the host, naming the
+// target SessionID (empty for host-level actions) and a TimeoutMs.
+type Request struct {
+	ID        string          `json:"id"`
+	Action    string          `json:"action"`
+	SessionID string          `json:"sessionId,omitempty"`
+	TimeoutMs int64           `json:"timeoutMs,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+}
+
+// Response ends a request. When OK is false, Error says why. When Chunks is
+// above zero, Payload is absent and is the concatenation, in Seq order, of the
+// Data of that many Chunk messages sent before this response.
+type Response struct {
+	ID      string          `json:"id"`
+	OK      bool            `json:"ok"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+	Chunks  int             `json:"chunks,omitempty"`
+}
+
+// Progress carries one streamed piece of a request's result before the
+// response (an exec output line, a capture step).
+type Progress struct {
+	ID      string          `json:"id"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Chunk carries one piece of a large response payload.
+type Chunk struct {
+	ID   string `json:"id"`
+	Seq  int    `json:"seq"`
+	Data string `json:"data"`
+}
+
+// Cancel asks the receiver to abandon a request (best effort).
+type Cancel struct {
+	ID string `json:"id"`
+}
+
+// Event is an unsolicited notification from a plugin (log lines, state
+// changes). The host stamps SessionID before relaying it to clients.
+type Event struct {
+	Event     string          `json:"event"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Seq       int64           `json:"seq,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+}
+
+// Ping is a heartbeat; the receiver answers with Pong.
+type Ping struct {
+	T int64 `json:"t,omitempty"`
+}
+
+// Pong answers a Ping, echoing T.
+type Pong struct {
+	T int64 `json:"t,omitempty"`
+}
+
+// ErrorNotice reports a bad frame to its sender without ending the
+// connection. Ref names the offending request id or message type, if known.
+type ErrorNotice struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Ref     string `json:"ref,omitempty"`
+}
+
+// Goodbye tells a peer the sender is closing on purpose, and why.
+type Goodbye struct {
+	Reason string `json:"reason"`
+}
+
+// ClientHello is a studio-bridge client's first frame on /client.
+type ClientHello struct {
+	ProtocolVersions []int  `json:"protocolVersions"`
+	ClientVersion    string `json:"clientVersion"`
+	PID              int    `json:"pid,omitempty"`
+}
+
+// ClientWelcome accepts a client and hands it the current session list.
+type ClientWelcome struct {
+	ProtocolVersion     int           `json:"protocolVersion"`
+	ClientID            string        `json:"clientId"`
+	HostVersion         string        `json:"hostVersion"`
+	HostStartedAt       int64         `json:"hostStartedAt"`
+	HeartbeatIntervalMs int           `json:"heartbeatIntervalMs"`
+	Sessions            []SessionInfo `json:"sessions"`
+}
+
+// Session event kinds.
+const (
+	SessionConnected    = "connected"
+	SessionDisconnected = "disconnected"
+	SessionUpdated      = "updated"
+)
+
+// SessionEvent tells clients a session came, went or changed.
+type SessionEvent struct {
+	Kind    string      `json:"kind"`
+	Session SessionInfo `json:"session"`
+}
+
+// Watch asks the host to relay a session's plugin events to this client.
+type Watch struct {
+	SessionID string `json:"sessionId"`
+}
+
+// Unwatch stops a Watch.
+type Unwatch struct {
+	SessionID string `json:"sessionId"`
+}
+
+// HostTransfer tells clients the host is leaving on purpose: one of them
+// should take the port over.
+type HostTransfer struct {
+	Reason string `json:"reason"`
+}
+
+func (Hello) Type() string         { return TypeHello }
+func (Welcome) Type() string       { return TypeWelcome }
+func (Reject) Type() string        { return TypeReject }
+func (Request) Type() string       { return TypeRequest }
+func (Response) Type() string      { return TypeResponse }
+func (Progress) Type() string      { return TypeProgress }
+func (Chunk) Type() string         { return TypeChunk }
+func (Cancel) Type() string        { return TypeCancel }
+func (Event) Type() string         { return TypeEvent }
+func (Ping) Type() string          { return TypePing }
+func (Pong) Type() string          { return TypePong }
+func (ErrorNotice) Type() string   { return TypeError }
+func (Goodbye) Type() string       { return TypeGoodbye }
+func (ClientHello) Type() string   { return TypeClientHello }
+func (ClientWelcome) Type() string { return TypeClientWelcome }
+func (SessionEvent) Type() string  { return TypeSessionEvent }
+func (Watch) Type() string         { return TypeWatch }
+func (Unwatch) Type() string       { return TypeUnwatch }
+func (HostTransfer) Type() string  { return TypeHostTransfer }
