@@ -32,6 +32,8 @@ type Definition struct {
 	// LongRunning commands (serve) keep the process on the bridge until
 	// their context ends.
 	LongRunning bool
+	// Hidden keeps the command out of help listings.
+	Hidden bool
 	// Run executes the command. args is a pointer of the Args type, filled
 	// in by the adapter.
 	Run func(ctx context.Context, env *Env, args any) (*Result, error)
@@ -48,7 +50,8 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Log receives diagnostics.
 	Log *slog.Logger
-	// Timeout overrides Definition.Timeout when set.
+	// Timeout is the action timeout: the user's override, else the
+	// Definition's.
 	Timeout time.Duration
 }
 
@@ -63,6 +66,7 @@ type Result struct {
 var All = []*Definition{
 	Sessions,
 	Serve,
+	Call,
 }
 
 // Lookup finds a command by name.

@@ -94,6 +94,7 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd := &cli.Command{
 		Name:         d.Name,
 		Usage:        d.Summary,
+		Hidden:       d.Hidden,
 		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Name), " "),
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
@@ -155,7 +156,10 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	}
 	defer b.Close()
 
-	env := &commands.Env{Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout")}
+	env := &commands.Env{Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout}
+	if t := global(c, "timeout").Duration("timeout"); t > 0 {
+		env.Timeout = t
+	}
 	if d.NeedsSession {
 		target := bridge.Target{SessionID: c.String("session"), DefaultContext: d.DefaultContext}
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
@@ -256,10 +260,11 @@ func exitCode(err error) int {
 		return ExitOK
 	}
 	var ue usageErr
+	var cue commands.UsageError
 	var re *bridge.ResolveError
 	var pe *bridge.PortInUseError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &cue):
 		return ExitUsage
 	case errors.As(err, &re), errors.As(err, &pe):
 		return ExitNoSession
