@@ -325,19 +325,25 @@ func (b *Bridge) WatchSessions(ctx context.Context) <-chan SessionEvent {
 	return b.hub.watchSessions(ctx)
 }
 
-// Resolve implements Conn.
+// Resolve implements Conn. On a fresh host it resolves against a settled
+// session list (see Sessions) and, while the grace lasts, retries errors that
+// a plugin still on its way could cure.
 func (b *Bridge) Resolve(ctx context.Context, t Target) (protocol.SessionInfo, error) {
 	for {
-		be, err := b.backend(ctx)
+		sessions, err := b.Sessions(ctx)
 		if err != nil {
 			return protocol.SessionInfo{}, err
 		}
-		sessions, changed := b.hub.snapshot()
 		s, err := Resolve(sessions, t)
 		var re *ResolveError
 		if err == nil || !errors.As(err, &re) || re.Kind == MultipleInstances {
 			return s, err
 		}
+		be, berr := b.backend(ctx)
+		if berr != nil {
+			return s, err
+		}
+		_, changed := b.hub.snapshot()
 		wait := time.Until(be.hostStartedAt().Add(ResolveGrace))
 		if wait <= 0 {
 			return s, err

@@ -31,7 +31,7 @@ type IO struct {
 func Run(ctx context.Context, args []string, stdio IO) int {
 	var notFound error
 	app := newApp(stdio, &notFound)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
 		err = notFound
 	}

@@ -91,7 +91,7 @@ func Start(cfg Config) *Plugin {
 		cfg.State = protocol.StateEdit
 	}
 	if cfg.PluginVersion == "" {
-		cfg.PluginVersion = "0.0.0-fake"
+		cfg.PluginVersion = "fake"
 	}
 	if cfg.Versions == nil {
 		cfg.Versions = protocol.SupportedVersions

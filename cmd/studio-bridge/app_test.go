@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code = Run(ctx, append([]string{"studio-bridge"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return out.String(), errb.String(), code
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden (run go test ./cmd/studio-bridge -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	tests := map[string][]string{"help": {"--help"}}
+	for _, d := range commands.All {
+		tests["help-"+d.Name] = []string{d.Name, "--help"}
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := run(t, args...)
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			golden(t, name, out)
+		})
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown command", []string{"bogus"}, `unknown command "bogus"`},
+		{"unknown flag", []string{"sessions", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"unknown global flag", []string{"--bogus", "sessions"}, "flag provided but not defined: -bogus"},
+		{"bad log level", []string{"sessions", "--log-level", "loud"}, `--log-level "loud"`},
+		{"bad context", []string{"call", "state", "--context", "moon"}, `unknown context "moon"`},
+		{"missing positional", []string{"call"}, "call needs <action>"},
+		{"extra positional", []string{"sessions", "extra"}, `unexpected argument "extra"`},
+		{"bad payload", []string{"call", "state", "{nope"}, "payload is not valid JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--port", freePort(t)}, tt.args...)
+			if tt.name == "bad payload" {
+				// Needs a session to get as far as the payload.
+				port := args[1]
+				p := startPlugin(t, port, "A")
+				defer p.Close()
+			}
+			_, errOut, code := run(t, args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Fatalf("stderr %q does not contain %q", errOut, tt.want)
+			}
+		})
+	}
+}
+
+func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
+	n, _ := strconv.Atoi(port)
+	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
+		RetryDelays: []time.Duration{50 * time.Millisecond}})
+}
+
+func TestSessionsFromAOneShotHost(t *testing.T) {
+	port := freePort(t)
+	p := startPlugin(t, port, "A")
+	defer p.Close()
+
+	out, errOut, code := run(t, "--port", port, "sessions", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var data commands.SessionsData
+	if err := json.Unmarshal([]byte(out), &data); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if len(data.Sessions) != 1 || data.Sessions[0].InstanceID != "A" || data.Sessions[0].Context != protocol.ContextEdit {
+		t.Fatalf("sessions: %+v", data.Sessions)
+	}
+
+	out, _, code = run(t, "sessions", "--port", port)
+	if code != 0 || !strings.Contains(out, "INSTANCE") || !strings.Contains(out, "Test Place (42)") {
+		t.Fatalf("table (exit %d):\n%s", code, out)
+	}
+}
+
+func TestCallReportsResolverErrorsWithExit3(t *testing.T) {
+	port := freePort(t)
+	a, b := startPlugin(t, port, "A"), startPlugin(t, port, "B")
+	defer a.Close()
+	defer b.Close()
+	_, errOut, code := run(t, "--port", port, "call", "state")
+	if code != ExitNoSession {
+		t.Fatalf("exit %d, want %d: %s", code, ExitNoSession, errOut)
+	}
+	for _, want := range []string{"Multiple Studio instances connected. Specify a sessionId.", "INSTANCE", "--session"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// interspersed moves a command's flags ahead of its positional arguments, so
+// `studio-bridge call state --session X` works although urfave/cli v2 stops
+// parsing flags at the first positional. "--" ends flag handling as usual;
+// "-" (stdin) is a positional.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Skip global flags to find the command.
+	i := 1
+	for i < len(args) && isFlag(args[i]) {
+		if takesValue(app.Flags, args[i]) {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return args
+	}
+	var flags, positional []string
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--":
+			positional = append(positional, rest[j+1:]...)
+			j = len(rest)
+		case isFlag(a):
+			flags = append(flags, a)
+			if takesValue(cmd.Flags, a) && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+		default:
+			positional = append(positional, a)
+		}
+	}
+	out := append([]string{}, args[:i+1]...)
+	out = append(out, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out
+}
+
+func isFlag(a string) bool { return len(a) > 1 && a[0] == '-' && a != "--" }
+
+// takesValue reports whether flag token a (without "=value") names a
+// non-boolean flag among flags.
+func takesValue(flags []cli.Flag, a string) bool {
+	if strings.Contains(a, "=") {
+		return false
+	}
+	name := strings.TrimLeft(a, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}

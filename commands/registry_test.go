@@ -1,0 +1,41 @@
+package commands
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestRegistry walks every definition: the adapters rely on these invariants.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	name := regexp.MustCompile(`^[a-z][a-z-]*$`)
+	for _, d := range All {
+		if !name.MatchString(d.Name) || seen[d.Name] {
+			t.Errorf("bad or duplicate command name %q", d.Name)
+		}
+		seen[d.Name] = true
+		if d.Summary == "" || d.Run == nil {
+			t.Errorf("%s: needs a summary and a Run", d.Name)
+		}
+		Fields(d.Args) // panics on an undescribable Args struct
+		if Lookup(d.Name) != d {
+			t.Errorf("%s: Lookup does not find it", d.Name)
+		}
+		if d.NeedsSession && d.Timeout == 0 {
+			t.Errorf("%s: session commands need a default timeout", d.Name)
+		}
+	}
+}
+
+func TestFieldsAndUsage(t *testing.T) {
+	fields := Fields(Call.Args)
+	if len(fields) != 2 || fields[0].Name != "action" || !fields[0].Required || !fields[0].Positional {
+		t.Fatalf("call fields: %+v", fields)
+	}
+	if got := Call.Usage(); got != "call <action> [payload]" {
+		t.Fatalf("usage %q", got)
+	}
+	if _, ok := Call.NewArgs().(*CallArgs); !ok {
+		t.Fatal("NewArgs does not return *CallArgs")
+	}
+}
