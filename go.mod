@@ -7,6 +7,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/urfave/cli/v2 v2.27.7
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.24.0
 )
 
 require (

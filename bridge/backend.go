@@ -24,17 +24,17 @@ type backend interface {
 	leave(ctx context.Context)
 }
 
-func (h *Host) role() Role                 { return RoleHost }
-func (h *Host) hostStartedAt() time.Time   { return h.started }
-func (h *Host) lostCh() <-chan struct{}    { return h.served }
-func (h *Host) watch(string)               {}
-func (h *Host) unwatch(string)             {}
-func (h *Host) leave(ctx context.Context)  { _ = h.Shutdown(ctx, "studio-bridge host process exiting") }
-func (l *link) role() Role                 { return RoleClient }
-func (l *link) hostStartedAt() time.Time   { return l.hostStarted }
-func (l *link) lostCh() <-chan struct{}    { return l.lost }
-func (l *link) watch(sid string)           { _ = l.send(protocol.Watch{SessionID: sid}) }
-func (l *link) unwatch(sid string)         { _ = l.send(protocol.Unwatch{SessionID: sid}) }
+func (h *Host) role() Role                { return RoleHost }
+func (h *Host) hostStartedAt() time.Time  { return h.started }
+func (h *Host) lostCh() <-chan struct{}   { return h.served }
+func (h *Host) watch(string)              {}
+func (h *Host) unwatch(string)            {}
+func (h *Host) leave(ctx context.Context) { _ = h.Shutdown(ctx, "studio-bridge host process exiting") }
+func (l *link) role() Role                { return RoleClient }
+func (l *link) hostStartedAt() time.Time  { return l.hostStarted }
+func (l *link) lostCh() <-chan struct{}   { return l.lost }
+func (l *link) watch(sid string)          { _ = l.send(protocol.Watch{SessionID: sid}) }
+func (l *link) unwatch(sid string)        { _ = l.send(protocol.Unwatch{SessionID: sid}) }
 func (l *link) leave(ctx context.Context) {
 	l.closeAfter(1000, "client leaving")
 	select {

@@ -64,10 +64,10 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Host{
-		cfg:     cfg,
-		hub:     hb,
-		started: time.Now(),
-		plugins: map[string]*pluginConn{},
+		cfg:      cfg,
+		hub:      hb,
+		started:  time.Now(),
+		plugins:  map[string]*pluginConn{},
 		clients:  map[string]*clientConn{},
 		watching: map[string]map[*clientConn]struct{}{},
 		served:   make(chan struct{}),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -100,43 +101,45 @@ func (p *peer) done() <-chan struct{} { return p.closed }
 // run serves the connection until it ends, calling handle for every decoded
 // frame and answering bad frames with an error notice. handle runs on the
 // reader goroutine: it must not block. run returns the reason the connection
-// ended.
+// ended; ending ctx closes the connection with 1001.
 func (p *peer) run(ctx context.Context, handle func(protocol.Message)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	errc := make(chan error, 3)
-	wg.Add(3)
-	go func() { defer wg.Done(); errc <- p.writeLoop(ctx) }()
-	go func() { defer wg.Done(); errc <- p.readLoop(ctx, handle) }()
-	go func() { defer wg.Done(); errc <- p.heartbeatLoop(ctx) }()
-
-	var err error
-	select {
-	case err = <-errc:
-	case <-p.closed:
-	case <-ctx.Done():
-		p.shut(websocket.StatusGoingAway, "shutting down")
-	}
-	p.shut(websocket.StatusNormalClosure, "")
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.writeLoop(gctx) })
+	g.Go(func() error { return p.heartbeatLoop(gctx) })
+	g.Go(func() error { return p.readLoop(handle) }) // ends when the socket closes
+	g.Go(func() error {
+		select {
+		case <-p.closed:
+		case <-gctx.Done():
+			if ctx.Err() != nil {
+				p.shut(websocket.StatusGoingAway, "shutting down")
+			}
+			p.shut(websocket.StatusNormalClosure, "")
+		}
+		p.closeConn()
+		return nil
+	})
+	err := g.Wait()
 	if err == nil {
 		err = fmt.Errorf("closed: %s", p.reason)
 	}
-	// Close performs the handshake (bounded by the library at 5 s) and
-	// unblocks the reader; CloseNow bounds the worst case.
-	closeDone := make(chan struct{})
+	return err
+}
+
+// closeConn performs the close handshake, bounded by WriteTimeout, which
+// also unblocks the reader.
+func (p *peer) closeConn() {
+	done := make(chan struct{})
 	go func() {
-		defer close(closeDone)
+		defer close(done)
 		_ = p.conn.Close(p.code, truncateReason(p.reason))
 	}()
 	select {
-	case <-closeDone:
+	case <-done:
 	case <-time.After(protocol.WriteTimeout):
 		_ = p.conn.CloseNow()
-		<-closeDone
+		<-done
 	}
-	cancel()
-	wg.Wait()
-	return err
 }
 
 func (p *peer) writeLoop(ctx context.Context) error {
@@ -162,9 +165,9 @@ func (p *peer) writeLoop(ctx context.Context) error {
 	}
 }
 
-func (p *peer) readLoop(ctx context.Context, handle func(protocol.Message)) error {
+func (p *peer) readLoop(handle func(protocol.Message)) error {
 	for {
-		typ, data, err := p.conn.Read(ctx)
+		typ, data, err := p.conn.Read(context.Background())
 		if err != nil {
 			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				p.log.Warn("closed peer: frame over the size limit")

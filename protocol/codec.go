@@ -11,10 +11,15 @@ import (
 // Encode returns the wire form of m: one JSON object whose "type" field comes
 // first.
 func Encode(m Message) ([]byte, error) {
-	body, err := json.Marshal(m)
-	if err != nil {
+	// No HTML escaping: payloads relay byte for byte, and a chunk of
+	// MaxChunkBytes cannot grow past the frame limit.
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(m); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", m.Type(), err)
 	}
+	body := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("encode %s: not a JSON object", m.Type())
 	}

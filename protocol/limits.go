@@ -21,10 +21,11 @@ const (
 	// PluginMaxFrameBytes bounds one frame from a plugin (announced in
 	// Welcome.MaxFrameBytes). Larger payloads travel as chunks.
 	PluginMaxFrameBytes = 1 << 20
-	// ClientMaxFrameBytes bounds one frame between a client and the host.
-	ClientMaxFrameBytes = 64 << 20
 	// MaxPayloadBytes bounds a reassembled chunked payload.
 	MaxPayloadBytes = 64 << 20
+	// ClientMaxFrameBytes bounds one frame between a client and the host:
+	// the largest payload plus room for its envelope.
+	ClientMaxFrameBytes = MaxPayloadBytes + 1<<20
 	// DefaultHeartbeatInterval is how often each side pings the other.
 	DefaultHeartbeatInterval = 5 * time.Second
 	// MissedHeartbeats is how many intervals of silence drop a peer.

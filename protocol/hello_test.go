@@ -1,0 +1,222 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+)
+
+func validHello() Hello {
+	return Hello{
+		ProtocolVersions: []int{1},
+		PluginVersion:    "0.3.1",
+		InstanceID:       "4f1c2a9e-studio",
+		Context:          ContextEdit,
+		PlaceName:        "Baseplate",
+		PlaceID:          1818,
+		GameID:           77,
+		State:            StateEdit,
+		Capabilities:     []string{"exec", "screenshot"},
+	}
+}
+
+func TestValidateHello(t *testing.T) {
+	tests := []struct {
+		name     string
+		edit     func(*Hello)
+		code     Code     // "" means accepted
+		mentions []string // substrings of the reject message
+	}{
+		{"ok", func(*Hello) {}, "", nil},
+		{"ok newer versions offered too", func(h *Hello) { h.ProtocolVersions = []int{3, 2, 1} }, "", nil},
+		{"ok versions ascending", func(h *Hello) { h.ProtocolVersions = []int{1, 2} }, "", nil},
+		{"ok server context", func(h *Hello) { h.Context = ContextServer; h.State = StateServer }, "", nil},
+		{"ok client context", func(h *Hello) { h.Context = ContextClient; h.State = StateClient }, "", nil},
+		{"ok state omitted", func(h *Hello) { h.State = "" }, "", nil},
+		{"ok state Play", func(h *Hello) { h.State = StatePlay }, "", nil},
+		{"ok state Run", func(h *Hello) { h.State = StateRun }, "", nil},
+		{"ok state Paused", func(h *Hello) { h.State = StatePaused }, "", nil},
+		{"ok minimal", func(h *Hello) { *h = Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit} }, "", nil},
+		{"ok instanceId 128", func(h *Hello) { h.InstanceID = strings.Repeat("x", 128) }, "", nil},
+		{"ok instanceId charset", func(h *Hello) { h.InstanceID = "Az09._:-" }, "", nil},
+		{"ok previous session", func(h *Hello) { h.PreviousSessionID = "0b6c8a4e-6f1e-4a53-9a57-0c1f7b9d2a10" }, "", nil},
+		{"ok placeName 1024", func(h *Hello) { h.PlaceName = strings.Repeat("p", 1024) }, "", nil},
+		{"ok pluginVersion 64", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 64) }, "", nil},
+		{"ok 64 capabilities", func(h *Hello) { h.Capabilities = make([]string, 64) }, "", nil},
+		{"ok no capabilities", func(h *Hello) { h.Capabilities = nil }, "", nil},
+
+		{"versions missing", func(h *Hello) { h.ProtocolVersions = nil }, CodeUnsupportedProtocol, []string{"[1]", "[]", "install-plugin"}},
+		{"versions empty", func(h *Hello) { h.ProtocolVersions = []int{} }, CodeUnsupportedProtocol, []string{"[1]", "[]"}},
+		{"versions only newer", func(h *Hello) { h.ProtocolVersions = []int{2} }, CodeUnsupportedProtocol, []string{"[1]", "[2]"}},
+		{"versions unknown", func(h *Hello) { h.ProtocolVersions = []int{0, 2, 99} }, CodeUnsupportedProtocol, []string{"[1]", "[0 2 99]"}},
+		{"versions negative", func(h *Hello) { h.ProtocolVersions = []int{-1} }, CodeUnsupportedProtocol, []string{"[-1]"}},
+		{"version checked first", func(h *Hello) { h.ProtocolVersions = []int{7}; h.InstanceID = "" }, CodeUnsupportedProtocol, []string{"[7]"}},
+
+		{"instanceId empty", func(h *Hello) { h.InstanceID = "" }, CodeInvalidHello, []string{"instanceId"}},
+		{"instanceId too long", func(h *Hello) { h.InstanceID = strings.Repeat("x", 129) }, CodeInvalidHello, []string{"instanceId"}},
+		{"instanceId space", func(h *Hello) { h.InstanceID = "studio 1" }, CodeInvalidHello, []string{"instanceId", `"studio 1"`}},
+		{"instanceId slash", func(h *Hello) { h.InstanceID = "a/b" }, CodeInvalidHello, []string{"instanceId"}},
+		{"instanceId non-ASCII", func(h *Hello) { h.InstanceID = "stüdio" }, CodeInvalidHello, []string{"instanceId"}},
+		{"instanceId newline", func(h *Hello) { h.InstanceID = "a\n" }, CodeInvalidHello, []string{"instanceId"}},
+		{"instanceId huge", func(h *Hello) { h.InstanceID = strings.Repeat("y", 100000) }, CodeInvalidHello, []string{"instanceId"}},
+
+		{"context empty", func(h *Hello) { h.Context = "" }, CodeInvalidHello, []string{"context", "edit, server or client"}},
+		{"context capitalised", func(h *Hello) { h.Context = "Edit" }, CodeInvalidHello, []string{`"Edit"`}},
+		{"context unknown", func(h *Hello) { h.Context = "studio" }, CodeInvalidHello, []string{`"studio"`}},
+
+		{"state lower case", func(h *Hello) { h.State = "edit" }, CodeInvalidHello, []string{"state", `"edit"`}},
+		{"state unknown", func(h *Hello) { h.State = "Stopped" }, CodeInvalidHello, []string{`"Stopped"`}},
+
+		{"placeName too long", func(h *Hello) { h.PlaceName = strings.Repeat("p", 1025) }, CodeInvalidHello, []string{"too long"}},
+		{"pluginVersion too long", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 65) }, CodeInvalidHello, []string{"too long"}},
+		{"too many capabilities", func(h *Hello) { h.Capabilities = make([]string, 65) }, CodeInvalidHello, []string{"too long"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := validHello()
+			tt.edit(&h)
+			v, err := ValidateHello(h)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("ValidateHello rejected %v: %s %s", h, err.Code, err.Message)
+				}
+				if v != Version {
+					t.Fatalf("negotiated %d, want %d", v, Version)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("ValidateHello accepted %v", h)
+			}
+			if v != 0 {
+				t.Errorf("version %d returned with an error", v)
+			}
+			if err.Code != tt.code {
+				t.Errorf("code = %s, want %s (%s)", err.Code, tt.code, err.Message)
+			}
+			for _, s := range tt.mentions {
+				if !strings.Contains(err.Message, s) {
+					t.Errorf("message %q does not mention %q", err.Message, s)
+				}
+			}
+			if len(err.Message) > 600 {
+				t.Errorf("reject message is %d bytes long", len(err.Message))
+			}
+		})
+	}
+}
+
+func TestValidateClientHello(t *testing.T) {
+	tests := []struct {
+		versions []int
+		want     int
+		code     Code
+	}{
+		{[]int{1}, 1, ""},
+		{[]int{5, 4, 1}, 1, ""},
+		{nil, 0, CodeUnsupportedProtocol},
+		{[]int{2}, 0, CodeUnsupportedProtocol},
+	}
+	for _, tt := range tests {
+		v, err := ValidateClientHello(ClientHello{ProtocolVersions: tt.versions, ClientVersion: "0.3.1", PID: 1})
+		if tt.code == "" {
+			if err != nil || v != tt.want {
+				t.Errorf("ValidateClientHello(%v) = %d, %v; want %d", tt.versions, v, err, tt.want)
+			}
+			continue
+		}
+		if err == nil || err.Code != tt.code {
+			t.Errorf("ValidateClientHello(%v) = %d, %v; want code %s", tt.versions, v, err, tt.code)
+			continue
+		}
+		if !strings.Contains(err.Message, "[1]") {
+			t.Errorf("message %q does not name the supported versions", err.Message)
+		}
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	tests := []struct {
+		offered []int
+		want    int
+		ok      bool
+	}{
+		{nil, 0, false},
+		{[]int{}, 0, false},
+		{[]int{1}, 1, true},
+		{[]int{1, 1}, 1, true},
+		{[]int{2, 1}, 1, true},
+		{[]int{1, 2}, 1, true},
+		{[]int{0}, 0, false},
+		{[]int{2, 3}, 0, false},
+		{[]int{-1, 1}, 1, true},
+	}
+	for _, tt := range tests {
+		got, ok := Negotiate(tt.offered)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Negotiate(%v) = %d, %v; want %d, %v", tt.offered, got, ok, tt.want, tt.ok)
+		}
+	}
+	if SupportedVersions[0] != Version {
+		t.Errorf("SupportedVersions %v does not start with Version %d", SupportedVersions, Version)
+	}
+}
+
+func TestNegotiatePicksNewestCommon(t *testing.T) {
+	saved := SupportedVersions
+	defer func() { SupportedVersions = saved }()
+	SupportedVersions = []int{3, 2, 1}
+	tests := []struct {
+		offered []int
+		want    int
+	}{
+		{[]int{1, 2, 3}, 3},
+		{[]int{2, 1}, 2},
+		{[]int{1, 4}, 1},
+		{[]int{4, 2}, 2},
+	}
+	for _, tt := range tests {
+		if got, ok := Negotiate(tt.offered); !ok || got != tt.want {
+			t.Errorf("Negotiate(%v) with %v = %d, %v; want %d", tt.offered, SupportedVersions, got, ok, tt.want)
+		}
+	}
+}
+
+func TestParseContextAndState(t *testing.T) {
+	for _, s := range []string{"", "edit", "server", "client"} {
+		if c, err := ParseContext(s); err != nil || string(c) != s {
+			t.Errorf("ParseContext(%q) = %q, %v", s, c, err)
+		}
+	}
+	for _, s := range []string{"Edit", "play", " edit", "studio"} {
+		if _, err := ParseContext(s); err == nil {
+			t.Errorf("ParseContext(%q) accepted", s)
+		}
+	}
+	for _, s := range []State{StateEdit, StatePlay, StateRun, StatePaused, StateServer, StateClient} {
+		if !s.Valid() {
+			t.Errorf("%q not valid", s)
+		}
+	}
+	for _, s := range []State{"", "edit", "Stopped", "PLAY"} {
+		if s.Valid() {
+			t.Errorf("%q valid", s)
+		}
+	}
+	if !sampleSession.HasCapability("exec") || sampleSession.HasCapability("Exec") || (SessionInfo{}).HasCapability("") {
+		t.Error("HasCapability")
+	}
+}
+
+func TestHelloString(t *testing.T) {
+	h := validHello()
+	h.PlaceName = strings.Repeat("p", 1000)
+	s := h.String()
+	for _, want := range []string{"instance=4f1c2a9e-studio", "context=edit", "state=Edit", "plugin=0.3.1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("String() = %q, missing %q", s, want)
+		}
+	}
+	if len(s) > 400 {
+		t.Errorf("String() is %d bytes; the place name should be clipped", len(s))
+	}
+}
