@@ -45,6 +45,9 @@ const (
 	FailoverJitter = 250 * time.Millisecond
 	// HandoffTimeout bounds how long a leaving host waits for relayed calls.
 	HandoffTimeout = 2 * time.Minute
+	// FailoverWait bounds how long a caller waits for a failover to finish
+	// before it gets HOST_UNAVAILABLE.
+	FailoverWait = 10 * time.Second
 )
 
 // Bridge is this process's membership of the bridge network. It satisfies
@@ -130,8 +133,9 @@ func (b *Bridge) install(be backend) {
 	}
 }
 
-// backend waits until a backend is usable.
+// backend waits until a backend is usable, at most FailoverWait.
 func (b *Bridge) backend(ctx context.Context) (backend, error) {
+	var expired <-chan time.Time
 	for {
 		b.mu.Lock()
 		cur, ready := b.cur, b.ready
@@ -139,8 +143,16 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 		if cur != nil {
 			return cur, nil
 		}
+		if expired == nil {
+			t := time.NewTimer(FailoverWait)
+			defer t.Stop()
+			expired = t.C
+		}
 		select {
 		case <-ready:
+		case <-expired:
+			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
+				"no bridge host on %s for %s: failover has not completed (see --log-level info)", b.Addr(), FailoverWait)
 		case <-ctx.Done():
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host available (failover still in progress): %v", ctx.Err())
 		case <-b.ctx.Done():
