@@ -4,25 +4,40 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 )
 
-// Arg describes one field of a command's argument struct, read from its tags:
+// Arg describes one field of a command's argument struct. Everything about
+// an argument is said once, in its tags:
 //
-//	Depth int `arg:"depth" short:"d" usage:"child levels to include" default:"0"`
-//	Path string `arg:"path" positional:"true" required:"true" usage:"instance path"`
+//	Count int `json:"count" short:"n" default:"50" usage:"how many entries"`
+//	Direction string `json:"direction" enum:"head,tail" default:"tail" switch:"true" usage:"…"`
+//	Path string `json:"path" pos:"true" required:"true" usage:"instance path"`
+//	Follow bool `json:"follow" mcp:"-" usage:"stream new lines"`
+//
+// json is the name in MCP input and --json output; the CLI flag is its
+// kebab-case form unless flag says otherwise. pos makes it a positional CLI
+// argument. switch turns an enum into one boolean flag per value (--head,
+// --tail). mcp:"-" and cli:"-" keep an argument off one surface.
 type Arg struct {
-	Name       string
-	Short      string
-	Usage      string
-	Default    string
+	Name       string   // JSON / MCP name
+	Flag       string   // CLI flag name (or positional placeholder)
+	Short      string   // one-letter CLI alias
+	Usage      string   // one line for help and schema descriptions
+	Default    string   // default, as text
+	Enum       []string // allowed values
 	Required   bool
 	Positional bool
-	Kind       reflect.Kind // Bool, String, Int, Int64, Slice (of string)
-	Index      int
+	Switch     bool
+	NoMCP      bool
+	NoCLI      bool
+	Kind       reflect.Kind // Bool, String, Int, Slice (of string)
+	Index      int          // field index in the struct
 }
 
 // Fields lists the arguments of a command's Args struct. It panics on a
-// struct it cannot describe: that is a programming error caught by tests.
+// struct it cannot describe: a programming error that the registry test
+// catches.
 func Fields(args any) []Arg {
 	if args == nil {
 		return nil
@@ -35,22 +50,32 @@ func Fields(args any) []Arg {
 	var out []Arg
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := f.Tag.Get("arg")
-		if name == "" {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
 			continue
 		}
 		a := Arg{
 			Name:       name,
+			Flag:       f.Tag.Get("flag"),
 			Short:      f.Tag.Get("short"),
 			Usage:      f.Tag.Get("usage"),
 			Default:    f.Tag.Get("default"),
 			Required:   f.Tag.Get("required") == "true",
-			Positional: f.Tag.Get("positional") == "true",
+			Positional: f.Tag.Get("pos") == "true",
+			Switch:     f.Tag.Get("switch") == "true",
+			NoMCP:      f.Tag.Get("mcp") == "-",
+			NoCLI:      f.Tag.Get("cli") == "-",
 			Kind:       f.Type.Kind(),
 			Index:      i,
 		}
+		if a.Flag == "" {
+			a.Flag = kebab(name)
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			a.Enum = strings.Split(e, ",")
+		}
 		switch a.Kind {
-		case reflect.Bool, reflect.String, reflect.Int, reflect.Int64:
+		case reflect.Bool, reflect.String, reflect.Int:
 		case reflect.Slice:
 			if f.Type.Elem().Kind() != reflect.String {
 				panic(fmt.Sprintf("commands: %s.%s: only []string slices are supported", t.Name(), f.Name))
@@ -61,17 +86,115 @@ func Fields(args any) []Arg {
 		if a.Usage == "" {
 			panic(fmt.Sprintf("commands: %s.%s has no usage tag", t.Name(), f.Name))
 		}
+		if a.Switch && (a.Kind != reflect.String || len(a.Enum) == 0) {
+			panic(fmt.Sprintf("commands: %s.%s: switch needs a string enum", t.Name(), f.Name))
+		}
 		out = append(out, a)
 	}
 	return out
 }
 
-// NewArgs returns a fresh pointer of the command's Args type.
+func kebab(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// NewArgs returns a fresh pointer of the command's Args type with every
+// default applied.
 func (d *Definition) NewArgs() any {
 	if d.Args == nil {
 		return &struct{}{}
 	}
-	return reflect.New(reflect.TypeOf(d.Args).Elem()).Interface()
+	ptr := reflect.New(reflect.TypeOf(d.Args).Elem())
+	for _, a := range Fields(d.Args) {
+		if a.Default == "" {
+			continue
+		}
+		if err := setText(ptr.Elem().Field(a.Index), a, a.Default); err != nil {
+			panic(fmt.Sprintf("commands: %s: default of %s: %v", d.Name, a.Name, err))
+		}
+	}
+	return ptr.Interface()
+}
+
+// setText sets a field from its textual form (a flag value, a default, a
+// dot-command word).
+func setText(f reflect.Value, a Arg, text string) error {
+	switch a.Kind {
+	case reflect.Bool:
+		switch text {
+		case "true", "1", "yes", "on":
+			f.SetBool(true)
+		case "false", "0", "no", "off":
+			f.SetBool(false)
+		default:
+			return fmt.Errorf("want true or false, got %q", text)
+		}
+	case reflect.Int:
+		var n int
+		if _, err := fmt.Sscan(text, &n); err != nil {
+			return fmt.Errorf("want a whole number, got %q", text)
+		}
+		f.SetInt(int64(n))
+	case reflect.Slice:
+		var parts []string
+		for _, p := range strings.Split(text, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				parts = append(parts, p)
+			}
+		}
+		f.Set(reflect.ValueOf(parts))
+	default:
+		f.SetString(text)
+	}
+	return nil
+}
+
+// Validate checks enums and required arguments of a filled Args value.
+func (d *Definition) Validate(args any) error {
+	v := reflect.ValueOf(args).Elem()
+	for _, a := range Fields(d.Args) {
+		f := v.Field(a.Index)
+		if a.Required && f.IsZero() {
+			return UsageError{fmt.Errorf("%s needs %s; usage: %s", d.Name, a.Name, d.Usage())}
+		}
+		if len(a.Enum) == 0 {
+			continue
+		}
+		var values []string
+		switch a.Kind {
+		case reflect.String:
+			if s := f.String(); s != "" {
+				values = []string{s}
+			}
+		case reflect.Slice:
+			values = f.Interface().([]string)
+		}
+		for _, val := range values {
+			if !contains(a.Enum, val) {
+				return UsageError{fmt.Errorf("%s: %s must be one of %s, got %q", d.Name, a.Name, strings.Join(a.Enum, ", "), val)}
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Usage renders "name <positional> [flags]" for help and dot-commands.
@@ -79,14 +202,23 @@ func (d *Definition) Usage() string {
 	var b strings.Builder
 	b.WriteString(d.Name)
 	for _, a := range Fields(d.Args) {
-		if !a.Positional {
+		if !a.Positional || a.NoCLI {
 			continue
 		}
 		if a.Required {
-			fmt.Fprintf(&b, " <%s>", a.Name)
+			fmt.Fprintf(&b, " <%s>", a.Flag)
 		} else {
-			fmt.Fprintf(&b, " [%s]", a.Name)
+			fmt.Fprintf(&b, " [%s]", a.Flag)
 		}
 	}
 	return b.String()
+}
+
+// Set assigns one argument of an Args pointer from text, with an error that
+// names the argument.
+func Set(args any, a Arg, text string) error {
+	if err := setText(reflect.ValueOf(args).Elem().Field(a.Index), a, text); err != nil {
+		return UsageError{fmt.Errorf("--%s: %v", a.Flag, err)}
+	}
+	return nil
 }

@@ -11,8 +11,8 @@ import (
 
 // CallArgs are call's arguments.
 type CallArgs struct {
-	Action  string `arg:"action" positional:"true" required:"true" usage:"protocol action to send (state, logs, query, exec, …)"`
-	Payload string `arg:"payload" positional:"true" usage:"JSON payload for the action (default: none)"`
+	Action  string `json:"action" pos:"true" required:"true" usage:"protocol action to send (state, logs, query, exec, …)"`
+	Payload string `json:"payload" pos:"true" usage:"JSON payload for the action (default: none)"`
 }
 
 // Call sends one raw protocol action to a session: a tool for plugin authors

@@ -102,10 +102,10 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 		},
 	}
 	for _, a := range commands.Fields(d.Args) {
-		if a.Positional {
+		if a.Positional || a.NoCLI {
 			continue
 		}
-		cmd.Flags = append(cmd.Flags, flagFor(a))
+		cmd.Flags = append(cmd.Flags, flagsFor(a)...)
 	}
 	// Global flags work before or after the command name.
 	cmd.Flags = append(cmd.Flags, globalFlags()...)
@@ -118,20 +118,36 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	return cmd
 }
 
-func flagFor(a commands.Arg) cli.Flag {
+// flagsFor derives a command-line flag (or, for a switch enum, one flag
+// per value) from an argument's tags.
+func flagsFor(a commands.Arg) []cli.Flag {
 	var aliases []string
 	if a.Short != "" {
 		aliases = []string{a.Short}
 	}
-	switch a.Kind {
-	case reflect.Bool:
-		return &cli.BoolFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
-	case reflect.Int, reflect.Int64:
-		return &cli.Int64Flag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
-	case reflect.Slice:
-		return &cli.StringSliceFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+	usage := a.Usage
+	if len(a.Enum) > 0 && !a.Switch {
+		usage += " (" + strings.Join(a.Enum, ", ") + ")"
+	}
+	switch {
+	case a.Switch:
+		var out []cli.Flag
+		for _, v := range a.Enum {
+			u := fmt.Sprintf("%s: %s", a.Usage, v)
+			if v == a.Default {
+				u += " (default)"
+			}
+			out = append(out, &cli.BoolFlag{Name: v, Usage: u})
+		}
+		return out
+	case a.Kind == reflect.Bool:
+		return []cli.Flag{&cli.BoolFlag{Name: a.Flag, Aliases: aliases, Usage: usage}}
+	case a.Kind == reflect.Int:
+		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
+	case a.Kind == reflect.Slice:
+		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage + ", comma-separated"}}
 	default:
-		return &cli.StringFlag{Name: a.Name, Aliases: aliases, Usage: a.Usage}
+		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
 	}
 }
 
@@ -198,37 +214,50 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 	return err
 }
 
-// bindArgs fills the command's Args struct from flags and positionals.
+// bindArgs fills the command's Args struct from flags and positionals, over
+// the defaults.
 func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	ptr := d.NewArgs()
-	v := reflect.ValueOf(ptr).Elem()
 	pos := c.Args().Slice()
 	for _, a := range commands.Fields(d.Args) {
-		f := v.Field(a.Index)
-		if a.Positional {
+		if a.NoCLI {
+			continue
+		}
+		switch {
+		case a.Positional:
 			if len(pos) == 0 {
 				if a.Required {
-					return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Name, d.Usage())
+					return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
 				}
 				continue
 			}
-			f.SetString(pos[0])
+			if err := commands.Set(ptr, a, pos[0]); err != nil {
+				return nil, err
+			}
 			pos = pos[1:]
-			continue
-		}
-		switch a.Kind {
-		case reflect.Bool:
-			f.SetBool(c.Bool(a.Name))
-		case reflect.Int, reflect.Int64:
-			f.SetInt(c.Int64(a.Name))
-		case reflect.Slice:
-			f.Set(reflect.ValueOf(c.StringSlice(a.Name)))
-		default:
-			f.SetString(c.String(a.Name))
+		case a.Switch:
+			for _, v := range a.Enum {
+				if c.Bool(v) {
+					if err := commands.Set(ptr, a, v); err != nil {
+						return nil, err
+					}
+				}
+			}
+		case c.IsSet(a.Flag):
+			text := c.String(a.Flag)
+			if a.Kind == reflect.Bool {
+				text = fmt.Sprint(c.Bool(a.Flag))
+			}
+			if err := commands.Set(ptr, a, text); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(pos) > 0 {
 		return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, pos[0], d.Usage())
+	}
+	if err := d.Validate(ptr); err != nil {
+		return nil, err
 	}
 	return ptr, nil
 }
