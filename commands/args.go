@@ -11,11 +11,13 @@ import (
 // an argument is said once, in its tags:
 //
 //	Count int `json:"count" short:"n" default:"50" usage:"how many entries"`
-//	Direction string `json:"direction" enum:"head,tail" default:"tail" switch:"true" usage:"…"`
+//	Direction string `json:"direction" enum:"head,tail" default:"tail" switch:"true" usage:"…" desc:"…"`
 //	Path string `json:"path" pos:"true" required:"true" usage:"instance path"`
 //	Follow bool `json:"follow" mcp:"-" usage:"stream new lines"`
 //
-// json is the name in MCP input and --json output; the CLI flag is its
+// usage is help for people; desc, when given, is the longer description
+// agents read in the MCP schema. json is the name in MCP input and --json
+// output; the CLI flag is its
 // kebab-case form unless flag says otherwise. pos makes it a positional CLI
 // argument. switch turns an enum into one boolean flag per value (--head,
 // --tail). mcp:"-" and cli:"-" keep an argument off one surface.
@@ -23,10 +25,13 @@ type Arg struct {
 	Name       string   // JSON / MCP name
 	Flag       string   // CLI flag name (or positional placeholder)
 	Short      string   // one-letter CLI alias
-	Usage      string   // one line for help and schema descriptions
+	Usage      string   // short help for people (CLI, terminal)
+	Desc       string   // description for agents (MCP schema); defaults to Usage
+	Switches   []string // help for each switch flag, in Enum order
 	Default    string   // default, as text
 	Enum       []string // allowed values
-	Required   bool
+	Required   bool     // required everywhere
+	MCPOnly    bool     // required in MCP input only (required:"mcp")
 	Positional bool
 	Switch     bool
 	NoMCP      bool
@@ -59,8 +64,10 @@ func Fields(args any) []Arg {
 			Flag:       f.Tag.Get("flag"),
 			Short:      f.Tag.Get("short"),
 			Usage:      f.Tag.Get("usage"),
+			Desc:       f.Tag.Get("desc"),
 			Default:    f.Tag.Get("default"),
 			Required:   f.Tag.Get("required") == "true",
+			MCPOnly:    f.Tag.Get("required") == "mcp",
 			Positional: f.Tag.Get("pos") == "true",
 			Switch:     f.Tag.Get("switch") == "true",
 			NoMCP:      f.Tag.Get("mcp") == "-",
@@ -74,6 +81,12 @@ func Fields(args any) []Arg {
 		if e := f.Tag.Get("enum"); e != "" {
 			a.Enum = strings.Split(e, ",")
 		}
+		if a.Desc == "" {
+			a.Desc = a.Usage
+		}
+		if sw := f.Tag.Get("switches"); sw != "" {
+			a.Switches = strings.Split(sw, ",")
+		}
 		switch a.Kind {
 		case reflect.Bool, reflect.String, reflect.Int:
 		case reflect.Slice:
@@ -86,8 +99,8 @@ func Fields(args any) []Arg {
 		if a.Usage == "" {
 			panic(fmt.Sprintf("commands: %s.%s has no usage tag", t.Name(), f.Name))
 		}
-		if a.Switch && (a.Kind != reflect.String || len(a.Enum) == 0) {
-			panic(fmt.Sprintf("commands: %s.%s: switch needs a string enum", t.Name(), f.Name))
+		if a.Switch && (a.Kind != reflect.String || len(a.Enum) == 0 || len(a.Switches) != len(a.Enum)) {
+			panic(fmt.Sprintf("commands: %s.%s: switch needs a string enum and one switches help per value", t.Name(), f.Name))
 		}
 		out = append(out, a)
 	}

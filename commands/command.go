@@ -14,8 +14,11 @@ import (
 type Definition struct {
 	// Name is the CLI subcommand and, prefixed with "studio_", the MCP tool.
 	Name string
-	// Summary is one line for help text and tool descriptions.
+	// Summary is one short line for help text.
 	Summary string
+	// Description is what agents read (the MCP tool description); it
+	// defaults to Summary.
+	Description string
 	// Args is a pointer to the zero value of the command's argument struct.
 	Args any
 	// NeedsSession: the adapter resolves a session (adding --session and
@@ -29,6 +32,12 @@ type Definition struct {
 	MCP bool
 	// Timeout is the command's default action timeout.
 	Timeout time.Duration
+	// Noun names the command's action in timeout messages ("State query
+	// timed out after 5 seconds.").
+	Noun string
+	// PrepareCLI, when set, completes CLI-only argument handling (reading a
+	// script file or stdin, choosing a default output file) before Run.
+	PrepareCLI func(args any, stdin io.Reader) error
 	// LongRunning commands (serve) keep the process on the bridge until
 	// their context ends.
 	LongRunning bool
@@ -41,6 +50,8 @@ type Definition struct {
 
 // Env is what a command runs against.
 type Env struct {
+	// Command is the definition being run.
+	Command *Definition
 	// Bridge is the bridge network (host or client; Run never asks which).
 	Bridge bridge.Conn
 	// Session is the resolved session for NeedsSession commands.
@@ -53,6 +64,23 @@ type Env struct {
 	// Timeout is the action timeout: the user's override, else the
 	// Definition's.
 	Timeout time.Duration
+	// Output receives streamed lines (exec output, followed logs) as they
+	// arrive, in order; each surface shows them its own way. Nil drops them.
+	Output func(Line)
+}
+
+// Line is one streamed output line.
+type Line struct {
+	Level     string  `json:"level"` // Print, Info, Warning or Error
+	Body      string  `json:"body"`
+	Timestamp float64 `json:"timestamp,omitempty"`
+	Seq       int64   `json:"seq,omitempty"`
+}
+
+func (env *Env) emit(l Line) {
+	if env.Output != nil {
+		env.Output(l)
+	}
 }
 
 // Result is a command's outcome: Data for programs (--json, MCP structured
@@ -60,11 +88,21 @@ type Env struct {
 type Result struct {
 	Data any
 	Text string
+	// Image is a PNG (screenshot): MCP returns it as an image block.
+	Image []byte
+	// Failure, when set, reports a failure in Studio (a script error): a
+	// normal result for MCP, a message on stderr and exit code 1 for the CLI.
+	Failure string
 }
 
 // All is the registry, in help order.
 var All = []*Definition{
 	Sessions,
+	State,
+	Screenshot,
+	Logs,
+	Query,
+	Exec,
 	Serve,
 	Call,
 }

@@ -27,9 +27,10 @@ const NoSessionsHint = "No active sessions. Is Studio running with the studio-br
 
 // Sessions lists connected Studio sessions.
 var Sessions = &Definition{
-	Name:    "sessions",
-	Summary: "List the Roblox Studio sessions connected to studio-bridge, grouped by Studio instance.",
-	MCP:     true,
+	Name:        "sessions",
+	Summary:     "List the Studio sessions connected to the bridge, grouped by Studio window.",
+	Description: "List all running Roblox Studio sessions connected to studio-bridge. Returns session IDs, place names, Studio state, and connection metadata. Call this first to discover available sessions.",
+	MCP:         true,
 	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
 		list, err := env.Bridge.Sessions(ctx)
 		if err != nil {

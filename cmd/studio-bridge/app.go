@@ -113,6 +113,7 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 		cmd.Flags = append(cmd.Flags,
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "target session `ID` (see `studio-bridge sessions`)"},
 			&cli.StringFlag{Name: "context", Usage: "target DataModel: edit, server or client"},
+			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for a matching Studio session to connect (CI starting Studio)"},
 		)
 	}
 	return cmd
@@ -132,12 +133,8 @@ func flagsFor(a commands.Arg) []cli.Flag {
 	switch {
 	case a.Switch:
 		var out []cli.Flag
-		for _, v := range a.Enum {
-			u := fmt.Sprintf("%s: %s", a.Usage, v)
-			if v == a.Default {
-				u += " (default)"
-			}
-			out = append(out, &cli.BoolFlag{Name: v, Usage: u})
+		for i, v := range a.Enum {
+			out = append(out, &cli.BoolFlag{Name: v, Usage: a.Switches[i]})
 		}
 		return out
 	case a.Kind == reflect.Bool:
@@ -172,7 +169,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	}
 	defer b.Close()
 
-	env := &commands.Env{Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout}
+	asJSON := global(c, "json").Bool("json")
+	env := &commands.Env{Command: d, Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
+		Output: lineWriter(stdio, asJSON)}
 	if t := global(c, "timeout").Duration("timeout"); t > 0 {
 		env.Timeout = t
 	}
@@ -181,7 +180,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return usageErr{err}
 		}
-		if env.Session, err = b.Resolve(ctx, target); err != nil {
+		if env.Session, err = resolveWaiting(ctx, b, target, c.Duration("wait")); err != nil {
 			return err
 		}
 	}
@@ -189,8 +188,11 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if err := printResult(stdio.Out, res, global(c, "json").Bool("json")); err != nil {
+	if err := printResult(stdio.Out, res, asJSON); err != nil {
 		return err
+	}
+	if res != nil && res.Failure != "" {
+		return failure(res.Failure)
 	}
 	if global(c, "keep-alive").Bool("keep-alive") && !d.LongRunning {
 		<-ctx.Done()
@@ -256,6 +258,11 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	if len(pos) > 0 {
 		return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, pos[0], d.Usage())
 	}
+	if d.PrepareCLI != nil {
+		if err := d.PrepareCLI(ptr, c.App.Reader); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.Validate(ptr); err != nil {
 		return nil, err
 	}
@@ -295,6 +302,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ue), errors.As(err, &cue):
 		return ExitUsage
+	case errors.As(err, new(failure)):
+		return ExitFailure
 	case errors.As(err, &re), errors.As(err, &pe):
 		return ExitNoSession
 	case errors.Is(err, context.Canceled):

@@ -1,0 +1,216 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// studio answers the plugin actions the way the real plugin's contract says.
+func studio(action string, payload json.RawMessage) fakeplugin.Reply {
+	switch action {
+	case "state":
+		return fakeplugin.Reply{Payload: StateData{State: protocol.StateEdit, PlaceName: "Place", PlaceID: 7, GameID: 8}}
+	case "logs":
+		var req logsRequest
+		_ = json.Unmarshal(payload, &req)
+		return fakeplugin.Reply{Payload: LogsData{Entries: []Line{{Level: "Print", Body: "hello", Seq: 1}, {Level: "Warning", Body: "careful", Seq: 2}}, Total: 2, BufferCapacity: req.Count * 40}}
+	case "query":
+		return fakeplugin.Reply{Payload: map[string]any{"instance": map[string]any{
+			"name": "SpawnLocation", "className": "SpawnLocation", "path": "game.Workspace.SpawnLocation", "childCount": 0,
+			"properties": map[string]any{"Anchored": true, "Position": map[string]any{"$type": "Vector3", "value": []float64{0, 4, 0}}},
+		}}}
+	case "exec":
+		var req ExecArgs
+		_ = json.Unmarshal(payload, &req)
+		if strings.Contains(req.Script, "error") {
+			return fakeplugin.Reply{Progress: []any{Line{Level: "Print", Body: "Starting..."}},
+				Payload: ExecData{Success: false, Error: "Script:2: boom", Logs: []Line{{Level: "Print", Body: "Starting..."}}}}
+		}
+		if strings.Contains(req.Script, "wait") {
+			return fakeplugin.Reply{Stall: true}
+		}
+		return fakeplugin.Reply{Progress: []any{Line{Level: "Print", Body: "one"}, Line{Level: "Warning", Body: "two"}},
+			Payload: ExecData{Success: true, Logs: []Line{{Level: "Print", Body: "one"}, {Level: "Warning", Body: "two"}},
+				ReturnValues: []json.RawMessage{json.RawMessage(`42`), json.RawMessage(`{"$type":"Vector3","value":[1,2,3]}`)}}}
+	case "screenshot":
+		pix := []byte{255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 128}
+		return fakeplugin.Reply{Payload: map[string]any{"width": 2, "height": 2, "format": "rgba8", "data": pix}, ChunkSize: 8}
+	}
+	return fakeplugin.Reply{Err: protocol.Errorf(protocol.CodeUnknownAction, "unknown action %s", action)}
+}
+
+func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Kill() })
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+	s, err := b.Resolve(context.Background(), bridge.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var mu sync.Mutex
+	lines := &[]Line{}
+	env := &Env{Bridge: b, Session: s, Stdout: &out, Stderr: &out, Output: func(l Line) {
+		mu.Lock()
+		*lines = append(*lines, l)
+		mu.Unlock()
+	}}
+	return env, &out, lines
+}
+
+func run(t *testing.T, env *Env, d *Definition, args any) (*Result, error) {
+	t.Helper()
+	env.Command = d
+	env.Timeout = d.Timeout
+	if args == nil {
+		args = d.NewArgs()
+	}
+	return d.Run(context.Background(), env, args)
+}
+
+func TestActionCommands(t *testing.T) {
+	env, _, lines := setup(t)
+
+	res, err := run(t, env, State, nil)
+	if err != nil || res.Data.(StateData).PlaceID != 7 || !strings.Contains(res.Text, "Place (placeId 7)") {
+		t.Fatalf("state: %+v %v", res, err)
+	}
+
+	logsArgs := Logs.NewArgs().(*LogsArgs)
+	if logsArgs.Count != 50 || logsArgs.Direction != "tail" {
+		t.Fatalf("logs defaults: %+v", logsArgs)
+	}
+	res, err = run(t, env, Logs, logsArgs)
+	if err != nil || res.Data.(LogsData).BufferCapacity != 2000 || res.Text != "hello\n[Warning] careful\n" {
+		t.Fatalf("logs: %+v %v", res, err)
+	}
+
+	res, err = run(t, env, Query, &QueryArgs{Path: "Workspace.SpawnLocation"})
+	if err != nil || !strings.Contains(res.Text, "Position = Vector3(0, 4, 0)") || !strings.Contains(res.Text, "Anchored = true") {
+		t.Fatalf("query: %+v %v", res, err)
+	}
+	if _, err := run(t, env, Query, &QueryArgs{}); err == nil {
+		t.Fatal("query without a path must fail")
+	}
+
+	res, err = run(t, env, Exec, &ExecArgs{Script: "print('one')"})
+	if err != nil || res.Failure != "" || res.Text != "42\nVector3(1, 2, 3)\n" {
+		t.Fatalf("exec: %+v %v", res, err)
+	}
+	if len(*lines) != 2 || (*lines)[0].Body != "one" || (*lines)[1].Level != "Warning" {
+		t.Fatalf("streamed lines: %+v", *lines)
+	}
+	res, err = run(t, env, Exec, &ExecArgs{Script: "error('boom')"})
+	if err != nil || res.Failure != "script error: Script:2: boom" || res.Data.(ExecData).Success {
+		t.Fatalf("failing exec must be a result: %+v %v", res, err)
+	}
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "shot.png")
+	res, err = run(t, env, Screenshot, &ScreenshotArgs{Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, _ := os.ReadFile(out)
+	img, err := png.Decode(bytes.NewReader(file))
+	if err != nil || img.Bounds().Dx() != 2 || !bytes.Equal(file, res.Image) {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if r, g, b, _ := img.At(0, 0).RGBA(); r != 0xffff || g != 0 || b != 0 {
+		t.Fatalf("pixel (0,0) = %d %d %d, want red", r, g, b)
+	}
+}
+
+func TestTimeoutMessage(t *testing.T) {
+	env, _, _ := setup(t)
+	env.Command = Exec
+	env.Timeout = 100 * time.Millisecond
+	_, err := Exec.Run(context.Background(), env, &ExecArgs{Script: "wait()"})
+	if protocol.CodeOf(err) != protocol.CodeTimeout || err.Error() != "Script execution timed out after 100ms." {
+		t.Fatalf("got %v", err)
+	}
+	if got := humanDuration(5 * time.Second); got != "5 seconds" {
+		t.Fatalf("humanDuration: %q", got)
+	}
+}
+
+func TestLoadScript(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("ok.luau", []byte("print(1)\n"))
+	empty := write("empty.luau", []byte("  \n"))
+	binary := write("bin.luau", []byte{0x7f, 'E', 'L', 'F', 0})
+	tests := []struct {
+		arg, stdin, want, err string
+	}{
+		{arg: "print(1)", want: "print(1)"},
+		{arg: good, want: "print(1)\n"},
+		{arg: "-", stdin: "return 2", want: "return 2"},
+		{arg: "-", stdin: "", err: "standard input is empty"},
+		{arg: filepath.Join(dir, "missing.luau"), err: "does not exist"},
+		{arg: empty, err: "is empty"},
+		{arg: binary, err: "not UTF-8 text"},
+	}
+	for _, tt := range tests {
+		got, err := LoadScript(tt.arg, strings.NewReader(tt.stdin))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err %v, want %q", tt.arg, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: %q, %v", tt.arg, got, err)
+		}
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"$type":"Vector3","value":[1,2,3]}`:                             "Vector3(1, 2, 3)",
+		`{"$type":"EnumItem","enum":"Material","name":"Plastic"}`:         "Enum.Material.Plastic",
+		`{"$type":"Instance","className":"Part","path":"game.Workspace"}`: "game.Workspace (Part)",
+		`{"$type":"Unsupported","typeName":"Ray"}`:                        "<Ray>",
+		`"text"`: `"text"`, `3.5`: "3.5", `true`: "true",
+	} {
+		var v any
+		_ = json.Unmarshal([]byte(in), &v)
+		if got := FormatValue(v); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+}

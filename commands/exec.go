@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// ExecArgs are the exec command's arguments.
+type ExecArgs struct {
+	Script string `json:"script" pos:"true" required:"true" usage:"Luau code, a .luau file, or - for standard input" desc:"Luau code to execute in Studio."`
+}
+
+// ExecData is the exec command's output.
+type ExecData struct {
+	Success      bool              `json:"success"`
+	Error        string            `json:"error,omitempty"`
+	Logs         []Line            `json:"logs"`
+	ReturnValues []json.RawMessage `json:"returnValues,omitempty"`
+}
+
+// MaxScriptBytes bounds a script; Studio's own source limit is far below.
+const MaxScriptBytes = 4 << 20
+
+// Exec runs Luau in a session.
+var Exec = &Definition{
+	Name:           "exec",
+	Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
+	Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
+	Args:           &ExecArgs{},
+	NeedsSession:   true,
+	DefaultContext: protocol.ContextServer,
+	Mutates:        true,
+	MCP:            true,
+	Timeout:        120 * time.Second,
+	Noun:           "Script execution",
+	PrepareCLI: func(a any, stdin io.Reader) error {
+		args := a.(*ExecArgs)
+		src, err := LoadScript(args.Script, stdin)
+		if err != nil {
+			return UsageError{err}
+		}
+		args.Script = src
+		return nil
+	},
+	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
+		args := a.(*ExecArgs)
+		if strings.TrimSpace(args.Script) == "" {
+			return nil, UsageError{errors.New("exec: the script is empty")}
+		}
+		var data ExecData
+		err := action(ctx, env, "exec", args, &data, func(p json.RawMessage) {
+			var l Line
+			if json.Unmarshal(p, &l) == nil {
+				env.emit(l)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if data.Logs == nil {
+			data.Logs = []Line{}
+		}
+		var b strings.Builder
+		for _, v := range data.ReturnValues {
+			var x any
+			_ = json.Unmarshal(v, &x)
+			b.WriteString(FormatValue(x) + "\n")
+		}
+		res := &Result{Data: data, Text: b.String()}
+		if !data.Success {
+			res.Failure = "script error: " + data.Error
+		}
+		return res, nil
+	},
+}
+
+// LoadScript turns exec's CLI argument into source: "-" reads stdin, a path
+// to an existing file (or anything ending in .luau or .lua) reads that file,
+// and anything else is the code itself. Files must be non-empty UTF-8 text.
+func LoadScript(arg string, stdin io.Reader) (string, error) {
+	var data []byte
+	var err error
+	what := "the script"
+	switch {
+	case arg == "-":
+		what = "standard input"
+		data, err = io.ReadAll(io.LimitReader(stdin, MaxScriptBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("read script from standard input: %w", err)
+		}
+	case looksLikeFile(arg):
+		what = arg
+		data, err = os.ReadFile(arg)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("script file %s does not exist", arg)
+		case err != nil:
+			return "", fmt.Errorf("cannot read script file: %w", err)
+		}
+	default:
+		return arg, nil
+	}
+	switch {
+	case len(data) > MaxScriptBytes:
+		return "", fmt.Errorf("%s is larger than %d MiB; that is not a script", what, MaxScriptBytes>>20)
+	case len(bytes.TrimSpace(data)) == 0:
+		return "", fmt.Errorf("%s is empty", what)
+	case bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data):
+		return "", fmt.Errorf("%s is not UTF-8 text (a binary file?)", what)
+	}
+	return string(data), nil
+}
+
+func looksLikeFile(arg string) bool {
+	if strings.ContainsAny(arg, "\n(=") {
+		return false
+	}
+	if strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua") {
+		return true
+	}
+	st, err := os.Stat(arg)
+	return err == nil && !st.IsDir()
+}

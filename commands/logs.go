@@ -1,0 +1,164 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// LogsArgs are the logs command's arguments.
+type LogsArgs struct {
+	Count           int      `json:"count" short:"n" default:"50" usage:"how many entries" desc:"Maximum number of log entries to return. Default: 50."`
+	Direction       string   `json:"direction" enum:"head,tail" default:"tail" switch:"true" usage:"which end of the buffer" switches:"the oldest entries,the newest entries (default)" desc:"Return oldest entries first ('head') or newest first ('tail'). Default: 'tail'."`
+	Levels          []string `json:"levels" enum:"Print,Info,Warning,Error" usage:"only these levels" desc:"Filter by log level. Default: all levels."`
+	IncludeInternal bool     `json:"includeInternal" usage:"include studio-bridge's own [StudioBridge] lines" desc:"Include internal [StudioBridge] messages. Default: false."`
+	Follow          bool     `json:"follow" short:"f" mcp:"-" usage:"keep printing new lines until interrupted (survives a bridge host failover)"`
+}
+
+// logsRequest is the plugin's logs payload.
+type logsRequest struct {
+	Count           int      `json:"count"`
+	Direction       string   `json:"direction"`
+	Levels          []string `json:"levels,omitempty"`
+	IncludeInternal bool     `json:"includeInternal"`
+}
+
+func (a *LogsArgs) request() logsRequest {
+	return logsRequest{Count: a.Count, Direction: a.Direction, Levels: a.Levels, IncludeInternal: a.IncludeInternal}
+}
+
+// LogsData is the logs command's output (the plugin's answer).
+type LogsData struct {
+	Entries        []Line `json:"entries"`
+	Total          int    `json:"total"`
+	BufferCapacity int    `json:"bufferCapacity"`
+}
+
+// internalPrefix marks the plugin's own output lines.
+const internalPrefix = "[StudioBridge]"
+
+// Logs reads a session's output log.
+var Logs = &Definition{
+	Name:           "logs",
+	Summary:        "Print a session's recent Output lines, or follow them live.",
+	Description:    "Retrieve buffered output log lines from a Roblox Studio session. Returns recent log entries with timestamps and severity levels. Use this to check for errors, warnings, or print output.",
+	Args:           &LogsArgs{},
+	NeedsSession:   true,
+	DefaultContext: protocol.ContextEdit,
+	MCP:            true,
+	Timeout:        10 * time.Second,
+	Noun:           "Log query",
+	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
+		args := a.(*LogsArgs)
+		if args.Count < 0 {
+			return nil, UsageError{fmt.Errorf("logs: count must not be negative")}
+		}
+		if args.Follow {
+			return nil, followLogs(ctx, env, args)
+		}
+		var data LogsData
+		if err := action(ctx, env, "logs", args.request(), &data, nil); err != nil {
+			return nil, err
+		}
+		if data.Entries == nil {
+			data.Entries = []Line{}
+		}
+		var b strings.Builder
+		for _, e := range data.Entries {
+			b.WriteString(RenderLine(e))
+		}
+		return &Result{Data: data, Text: b.String()}, nil
+	},
+}
+
+// RenderLine is one log line for people: the body, prefixed with its level
+// unless it is plain print output.
+func RenderLine(l Line) string {
+	if l.Level == "" || l.Level == "Print" {
+		return l.Body + "\n"
+	}
+	return fmt.Sprintf("[%s] %s\n", l.Level, l.Body)
+}
+
+// followLogs prints the recent lines, then every new one until ctx ends.
+// Lines carry a sequence number, so a line seen twice (the snapshot and the
+// live stream overlap; a failover resubscribes) is printed once.
+func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
+	sid := env.Session.SessionID
+	events := env.Bridge.Events(ctx, sid)
+	sessions := env.Bridge.WatchSessions(ctx)
+	if err := action(ctx, env, "subscribe", map[string]any{"events": []string{"log"}}, nil, nil); err != nil {
+		return fmt.Errorf("follow logs: %w", err)
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = action(uctx, env, "unsubscribe", map[string]any{"events": []string{"log"}}, nil, nil)
+	}()
+	var last int64
+	snapshot := args.request()
+	snapshot.Direction = "tail"
+	var data LogsData
+	if err := action(ctx, env, "logs", snapshot, &data, nil); err != nil {
+		return fmt.Errorf("follow logs: %w", err)
+	}
+	// The plugin answers newest first for "tail"; print oldest first.
+	for i := len(data.Entries) - 1; i >= 0; i-- {
+		e := data.Entries[i]
+		if e.Seq > last {
+			last = e.Seq
+		}
+		env.emit(e)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-sessions:
+			if !ok {
+				return nil
+			}
+			if ev.Kind == protocol.SessionConnected && ev.Session.SessionID == sid {
+				// The plugin reconnected (a failover): subscriptions are per
+				// connection, so subscribe again.
+				if err := action(ctx, env, "subscribe", map[string]any{"events": []string{"log"}}, nil, nil); err != nil && ctx.Err() == nil {
+					env.Log.Warn("could not resubscribe to logs after reconnect", "err", err)
+				}
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			if ev.Event != "log" {
+				continue
+			}
+			var l Line
+			if err := json.Unmarshal(ev.Payload, &l); err != nil {
+				continue
+			}
+			if ev.Seq != 0 {
+				l.Seq = ev.Seq
+			}
+			if l.Seq != 0 && l.Seq <= last {
+				continue
+			}
+			if l.Seq > last {
+				last = l.Seq
+			}
+			if keepLine(l, args) {
+				env.emit(l)
+			}
+		}
+	}
+}
+
+func keepLine(l Line, args *LogsArgs) bool {
+	if !args.IncludeInternal && strings.HasPrefix(l.Body, internalPrefix) {
+		return false
+	}
+	return len(args.Levels) == 0 || contains(args.Levels, l.Level)
+}

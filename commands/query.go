@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// QueryArgs are the query command's arguments.
+type QueryArgs struct {
+	Path              string   `json:"path" pos:"true" required:"mcp" usage:"instance path, e.g. Workspace.SpawnLocation ('game.' optional)" desc:"Dot-separated instance path, e.g. 'Workspace.SpawnLocation'. The 'game.' prefix is optional."`
+	Depth             int      `json:"depth" short:"d" default:"0" usage:"levels of children to include" desc:"Max child traversal depth. 0 = instance only, 1 = include children, etc. Default: 0."`
+	Properties        []string `json:"properties" short:"p" usage:"properties to include (default: a sensible set)" desc:"Specific property names to include. Default: Name, ClassName, Parent."`
+	IncludeAttributes bool     `json:"includeAttributes" flag:"attributes" usage:"include the instance's attributes" desc:"Include all attributes on the instance. Default: false."`
+	Children          bool     `json:"children" usage:"list the immediate children instead" desc:"List immediate children instead of querying the instance itself. Default: false."`
+	ListServices      bool     `json:"listServices" flag:"services" usage:"list the DataModel's services (no path needed)" desc:"List all loaded services in the DataModel. Ignores path. Default: false."`
+}
+
+// Query inspects the DataModel.
+var Query = &Definition{
+	Name:           "query",
+	Summary:        "Inspect an instance of the DataModel: properties, attributes, children.",
+	Description:    `Query the Roblox DataModel to inspect instances, properties, attributes, and children. Use dot-separated paths like "Workspace.SpawnLocation" to navigate the instance tree. Returns structured JSON with class names, properties, and child counts.`,
+	Args:           &QueryArgs{},
+	NeedsSession:   true,
+	DefaultContext: protocol.ContextEdit,
+	MCP:            true,
+	Timeout:        10 * time.Second,
+	Noun:           "DataModel query",
+	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
+		args := a.(*QueryArgs)
+		if args.Path == "" && !args.ListServices {
+			return nil, UsageError{fmt.Errorf("query needs a path (e.g. Workspace.SpawnLocation), or --services")}
+		}
+		if args.Depth < 0 {
+			return nil, UsageError{fmt.Errorf("query: depth must not be negative")}
+		}
+		var data map[string]any
+		if err := action(ctx, env, "query", args, &data, nil); err != nil {
+			return nil, err
+		}
+		return &Result{Data: data, Text: renderQuery(data)}, nil
+	},
+}
+
+func renderQuery(data map[string]any) string {
+	var b strings.Builder
+	if inst, ok := data["instance"].(map[string]any); ok {
+		renderInstance(&b, inst, "")
+	}
+	for _, key := range []string{"children", "services"} {
+		if list, ok := data[key].([]any); ok {
+			for _, c := range list {
+				if m, ok := c.(map[string]any); ok {
+					renderInstance(&b, m, "")
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
+	fmt.Fprintf(b, "%s%v (%v)", indent, inst["name"], inst["className"])
+	if p, ok := inst["path"].(string); ok && indent == "" {
+		fmt.Fprintf(b, "  %s", p)
+	}
+	if n, ok := inst["childCount"].(float64); ok && n > 0 {
+		fmt.Fprintf(b, "  [%d children]", int(n))
+	}
+	b.WriteString("\n")
+	for _, section := range []string{"properties", "attributes"} {
+		m, ok := inst[section].(map[string]any)
+		if !ok || len(m) == 0 {
+			continue
+		}
+		prefix := ""
+		if section == "attributes" {
+			prefix = "@"
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(b, "%s  %s%s = %s\n", indent, prefix, k, FormatValue(m[k]))
+		}
+	}
+	if children, ok := inst["children"].([]any); ok {
+		for _, c := range children {
+			if m, ok := c.(map[string]any); ok {
+				renderInstance(b, m, indent+"    ")
+			}
+		}
+	}
+}
+
+// FormatValue renders a typed JSON value ({"$type":"Vector3","value":[…]})
+// the way Luau would write it.
+func FormatValue(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		raw, _ := json.Marshal(v)
+		return string(raw)
+	}
+	typ, _ := m["$type"].(string)
+	switch typ {
+	case "":
+		raw, _ := json.Marshal(v)
+		return string(raw)
+	case "EnumItem":
+		return fmt.Sprintf("Enum.%v.%v", m["enum"], m["name"])
+	case "Instance":
+		return fmt.Sprintf("%v (%v)", m["path"], m["className"])
+	case "Unsupported":
+		return fmt.Sprintf("<%v>", m["typeName"])
+	case "BrickColor":
+		return fmt.Sprintf("BrickColor.new(%s)", jsonText(m["value"]))
+	}
+	if list, ok := m["value"].([]any); ok {
+		parts := make([]string, len(list))
+		for i, x := range list {
+			parts[i] = jsonText(x)
+		}
+		return fmt.Sprintf("%s(%s)", typ, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("%s(%s)", typ, jsonText(m["value"]))
+}
+
+func jsonText(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}

@@ -1,0 +1,123 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// ScreenshotArgs are the screenshot command's arguments.
+type ScreenshotArgs struct {
+	Output string `json:"output" short:"o" mcp:"-" usage:"PNG file to write (default: screenshot-<time>.png in the current folder)"`
+	Base64 bool   `json:"base64" mcp:"-" usage:"print the PNG as base64 on stdout instead of writing a file"`
+}
+
+// ScreenshotData is the screenshot command's output.
+type ScreenshotData struct {
+	Path       string `json:"path,omitempty"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	Bytes      int    `json:"bytes"`
+	Base64Data string `json:"base64Data,omitempty"`
+}
+
+// screenshotPayload is the plugin's answer: raw RGBA pixels.
+type screenshotPayload struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Format string `json:"format"`
+	Data   []byte `json:"data"`
+}
+
+// Screenshot captures the Studio viewport.
+var Screenshot = &Definition{
+	Name:           "screenshot",
+	Summary:        "Save a PNG of the Studio viewport.",
+	Description:    "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
+	Args:           &ScreenshotArgs{},
+	NeedsSession:   true,
+	DefaultContext: protocol.ContextEdit,
+	MCP:            true,
+	Timeout:        15 * time.Second,
+	Noun:           "Screenshot capture",
+	PrepareCLI: func(a any, _ io.Reader) error {
+		args := a.(*ScreenshotArgs)
+		if args.Output == "" && !args.Base64 {
+			args.Output = "screenshot-" + time.Now().Format("20060102-150405") + ".png"
+		}
+		return nil
+	},
+	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
+		args := a.(*ScreenshotArgs)
+		var shot screenshotPayload
+		if err := action(ctx, env, "screenshot", struct{}{}, &shot, nil); err != nil {
+			return nil, err
+		}
+		img, err := PNG(shot.Width, shot.Height, shot.Format, shot.Data)
+		if err != nil {
+			return nil, &protocol.Error{Code: protocol.CodeScreenshotFailed, Message: "Screenshot capture failed: " + err.Error()}
+		}
+		data := ScreenshotData{Width: shot.Width, Height: shot.Height, Bytes: len(img)}
+		res := &Result{Image: img}
+		switch {
+		case args.Base64:
+			data.Base64Data = base64.StdEncoding.EncodeToString(img)
+			res.Text = data.Base64Data + "\n"
+		case args.Output != "":
+			if err := writeFileAtomic(args.Output, img); err != nil {
+				return nil, err
+			}
+			data.Path = args.Output
+			res.Text = fmt.Sprintf("%s (%d×%d, %d bytes)\n", args.Output, shot.Width, shot.Height, len(img))
+		}
+		res.Data = data
+		return res, nil
+	},
+}
+
+// PNG encodes raw straight-alpha RGBA pixels.
+func PNG(w, h int, format string, pixels []byte) ([]byte, error) {
+	if format != "rgba8" {
+		return nil, fmt.Errorf("unsupported pixel format %q", format)
+	}
+	if w <= 0 || h <= 0 || w > 16384 || h > 16384 || len(pixels) != w*h*4 {
+		return nil, fmt.Errorf("image of %d×%d needs %d bytes of RGBA, got %d", w, h, w*h*4, len(pixels))
+	}
+	img := &image.NRGBA{Pix: pixels, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeFileAtomic writes through a temporary file in the same folder, so a
+// full disk or a crash never leaves half a file under the final name.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// StateData is the state command's output.
+type StateData struct {
+	State     protocol.State `json:"state"`
+	PlaceName string         `json:"placeName"`
+	PlaceID   int64          `json:"placeId"`
+	GameID    int64          `json:"gameId"`
+}
+
+// State reports a session's run mode and place.
+var State = &Definition{
+	Name:           "state",
+	Summary:        "Show a session's run mode, place and game.",
+	Description:    "Get the current state of a Roblox Studio session: run mode (Edit, Play, Paused, Run, Server, Client), place name, place ID, and game ID.",
+	NeedsSession:   true,
+	DefaultContext: protocol.ContextEdit,
+	MCP:            true,
+	Timeout:        5 * time.Second,
+	Noun:           "State query",
+	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+		var data StateData
+		if err := action(ctx, env, "state", struct{}{}, &data, nil); err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("State:  %s\nPlace:  %s (placeId %d)\nGame:   %d\nTarget: %s session %s\n",
+			data.State, data.PlaceName, data.PlaceID, data.GameID, env.Session.Context, env.Session.SessionID)
+		return &Result{Data: data, Text: text}, nil
+	},
+}
