@@ -21,6 +21,9 @@ type Definition struct {
 	Description string
 	// Args is a pointer to the zero value of the command's argument struct.
 	Args any
+	// Output is a zero value of the command's Result.Data type; the MCP
+	// output schema is derived from it.
+	Output any
 	// NeedsSession: the adapter resolves a session (adding --session and
 	// --context) before Run.
 	NeedsSession bool
@@ -90,6 +93,9 @@ type Result struct {
 	Text string
 	// Image is a PNG (screenshot): MCP returns it as an image block.
 	Image []byte
+	// Unavailable, when set, says there was nothing to act on (no sessions):
+	// the CLI prints it on stderr and succeeds, MCP reports it as an error.
+	Unavailable string
 	// Failure, when set, reports a failure in Studio (a script error): a
 	// normal result for MCP, a message on stderr and exit code 1 for the CLI.
 	Failure string

@@ -22,40 +22,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// studio answers the plugin actions the way the real plugin's contract says.
-func studio(action string, payload json.RawMessage) fakeplugin.Reply {
-	switch action {
-	case "state":
-		return fakeplugin.Reply{Payload: StateData{State: protocol.StateEdit, PlaceName: "Place", PlaceID: 7, GameID: 8}}
-	case "logs":
-		var req logsRequest
-		_ = json.Unmarshal(payload, &req)
-		return fakeplugin.Reply{Payload: LogsData{Entries: []Line{{Level: "Print", Body: "hello", Seq: 1}, {Level: "Warning", Body: "careful", Seq: 2}}, Total: 2, BufferCapacity: req.Count * 40}}
-	case "query":
-		return fakeplugin.Reply{Payload: map[string]any{"instance": map[string]any{
-			"name": "SpawnLocation", "className": "SpawnLocation", "path": "game.Workspace.SpawnLocation", "childCount": 0,
-			"properties": map[string]any{"Anchored": true, "Position": map[string]any{"$type": "Vector3", "value": []float64{0, 4, 0}}},
-		}}}
-	case "exec":
-		var req ExecArgs
-		_ = json.Unmarshal(payload, &req)
-		if strings.Contains(req.Script, "error") {
-			return fakeplugin.Reply{Progress: []any{Line{Level: "Print", Body: "Starting..."}},
-				Payload: ExecData{Success: false, Error: "Script:2: boom", Logs: []Line{{Level: "Print", Body: "Starting..."}}}}
-		}
-		if strings.Contains(req.Script, "wait") {
-			return fakeplugin.Reply{Stall: true}
-		}
-		return fakeplugin.Reply{Progress: []any{Line{Level: "Print", Body: "one"}, Line{Level: "Warning", Body: "two"}},
-			Payload: ExecData{Success: true, Logs: []Line{{Level: "Print", Body: "one"}, {Level: "Warning", Body: "two"}},
-				ReturnValues: []json.RawMessage{json.RawMessage(`42`), json.RawMessage(`{"$type":"Vector3","value":[1,2,3]}`)}}}
-	case "screenshot":
-		pix := []byte{255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 128}
-		return fakeplugin.Reply{Payload: map[string]any{"width": 2, "height": 2, "format": "rgba8", "data": pix}, ChunkSize: 8}
-	}
-	return fakeplugin.Reply{Err: protocol.Errorf(protocol.CodeUnknownAction, "unknown action %s", action)}
-}
-
 func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,7 +35,7 @@ func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Kill() })
-	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
 	t.Cleanup(p.Close)
 	s, err := b.Resolve(context.Background(), bridge.Target{})
 	if err != nil {

@@ -41,6 +41,7 @@ var Exec = &Definition{
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextServer,
 	Mutates:        true,
+	Output:         ExecData{},
 	MCP:            true,
 	Timeout:        120 * time.Second,
 	Noun:           "Script execution",

@@ -49,6 +49,7 @@ var Logs = &Definition{
 	Args:           &LogsArgs{},
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextEdit,
+	Output:         LogsData{},
 	MCP:            true,
 	Timeout:        10 * time.Second,
 	Noun:           "Log query",

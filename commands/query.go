@@ -29,6 +29,7 @@ var Query = &Definition{
 	Args:           &QueryArgs{},
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextEdit,
+	Output:         map[string]any{},
 	MCP:            true,
 	Timeout:        10 * time.Second,
 	Noun:           "DataModel query",

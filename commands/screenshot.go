@@ -47,6 +47,7 @@ var Screenshot = &Definition{
 	Args:           &ScreenshotArgs{},
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextEdit,
+	Output:         ScreenshotData{},
 	MCP:            true,
 	Timeout:        15 * time.Second,
 	Noun:           "Screenshot capture",

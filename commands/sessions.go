@@ -30,6 +30,7 @@ var Sessions = &Definition{
 	Name:        "sessions",
 	Summary:     "List the Studio sessions connected to the bridge, grouped by Studio window.",
 	Description: "List all running Roblox Studio sessions connected to studio-bridge. Returns session IDs, place names, Studio state, and connection metadata. Call this first to discover available sessions.",
+	Output:      SessionsData{},
 	MCP:         true,
 	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
 		list, err := env.Bridge.Sessions(ctx)
@@ -41,7 +42,11 @@ var Sessions = &Definition{
 		for _, s := range list {
 			data.Sessions = append(data.Sessions, SessionView{SessionInfo: s, UptimeMs: now.Sub(s.ConnectedAt).Milliseconds()})
 		}
-		return &Result{Data: data, Text: RenderSessions(list, now)}, nil
+		res := &Result{Data: data, Text: RenderSessions(list, now)}
+		if len(list) == 0 {
+			res.Text, res.Unavailable = "", NoSessionsHint
+		}
+		return res, nil
 	},
 }
 

@@ -23,6 +23,7 @@ var State = &Definition{
 	Description:    "Get the current state of a Roblox Studio session: run mode (Edit, Play, Paused, Run, Server, Client), place name, place ID, and game ID.",
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextEdit,
+	Output:         StateData{},
 	MCP:            true,
 	Timeout:        5 * time.Second,
 	Noun:           "State query",

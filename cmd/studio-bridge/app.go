@@ -57,6 +57,7 @@ func newApp(stdio IO, notFound *error) *cli.App {
 	for _, d := range commands.All {
 		app.Commands = append(app.Commands, cliCommand(d, stdio))
 	}
+	app.Commands = append(app.Commands, mcpCommand(stdio))
 	return app
 }
 
@@ -86,8 +87,12 @@ func global(c *cli.Context, name string) *cli.Context {
 // usageErr marks errors that exit with code 2.
 type usageErr struct{ error }
 
-func usageError(c *cli.Context, err error, _ bool) error {
-	return usageErr{err}
+func usageError(c *cli.Context, err error, isSubcommand bool) error {
+	help := "studio-bridge --help"
+	if isSubcommand && c.Command != nil && c.Command.Name != "" {
+		help = "studio-bridge " + c.Command.Name + " --help"
+	}
+	return usageErr{fmt.Errorf("%w; run `%s` for usage", err, help)}
 }
 
 func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
@@ -191,6 +196,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	if err := printResult(stdio.Out, res, asJSON); err != nil {
 		return err
 	}
+	if res != nil && res.Unavailable != "" && !asJSON {
+		fmt.Fprintln(stdio.Err, res.Unavailable)
+	}
 	if res != nil && res.Failure != "" {
 		return failure(res.Failure)
 	}
@@ -274,7 +282,7 @@ func newLogger(level string, d *commands.Definition, w io.Writer) (*slog.Logger,
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
 	}
-	if d.LongRunning && l > slog.LevelInfo && level == "warn" {
+	if d != nil && d.LongRunning && l > slog.LevelInfo && level == "warn" {
 		l = slog.LevelInfo // serve reports role changes
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil

@@ -78,6 +78,7 @@ type Plugin struct {
 	received   []protocol.Request
 	cancels    []string
 	lastClose  error
+	closeCode  websocket.StatusCode
 	writeMu    sync.Mutex
 	sessionsCh chan string
 }
@@ -99,7 +100,7 @@ func Start(cfg Config) *Plugin {
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 	}
-	p := &Plugin{cfg: cfg, done: make(chan struct{}), welcomed: make(chan struct{}), sessionsCh: make(chan string, 16)}
+	p := &Plugin{cfg: cfg, done: make(chan struct{}), welcomed: make(chan struct{}), sessionsCh: make(chan string, 16), closeCode: -1}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.loop()
 	return p
@@ -179,6 +180,14 @@ func (p *Plugin) LastClose() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.lastClose
+}
+
+// CloseStatus is the WebSocket close status that ended the latest
+// connection, or -1 while it is open or when it ended without a close frame.
+func (p *Plugin) CloseStatus() websocket.StatusCode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closeCode
 }
 
 // SendRaw writes bytes as one text frame on the live connection.
@@ -266,6 +275,7 @@ func (p *Plugin) session() error {
 	c.SetReadLimit(protocol.ClientMaxFrameBytes)
 	p.mu.Lock()
 	p.conn = c
+	p.closeCode = -1
 	prev := p.sessionID
 	p.mu.Unlock()
 	defer c.CloseNow()
@@ -291,6 +301,9 @@ func (p *Plugin) session() error {
 	for {
 		_, data, err := c.Read(p.ctx)
 		if err != nil {
+			p.mu.Lock()
+			p.closeCode = websocket.CloseStatus(err)
+			p.mu.Unlock()
 			if welcomed {
 				return nil
 			}

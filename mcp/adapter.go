@@ -1,0 +1,232 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// handler adapts one command to a tool call: decode and validate the input,
+// resolve the session, run the command, and shape the result. Infrastructure
+// failures become isError results with the spec's texts; a script error is a
+// normal result; bad input is JSON-RPC -32602.
+func handler(conn bridge.Conn, d *commands.Definition, log *slog.Logger) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args, target, err := decodeInput(d, req.Params.Arguments)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
+		}
+		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: d.Timeout,
+			Stdout: discard{}, Stderr: discard{}, Output: progressSink(ctx, req)}
+		if d.NeedsSession {
+			if env.Session, err = conn.Resolve(ctx, target); err != nil {
+				return errorResult(err, target), nil
+			}
+		}
+		res, err := d.Run(ctx, env, args)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return errorResult(err, target), nil
+		}
+		if res.Unavailable != "" {
+			return errorResult(errors.New(res.Unavailable), target), nil
+		}
+		out := &sdk.CallToolResult{StructuredContent: res.Data}
+		if res.Image != nil {
+			out.Content = []sdk.Content{&sdk.ImageContent{Data: res.Image, MIMEType: "image/png"}}
+		} else {
+			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(res.Data)}}
+		}
+		return out, nil
+	}
+}
+
+// decodeInput checks tool arguments against the command's arguments (types,
+// enums, required, no unknown properties) and fills its Args struct.
+func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, error) {
+	target := bridge.Target{DefaultContext: d.DefaultContext}
+	in := map[string]json.RawMessage{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, target, errors.New("arguments must be a JSON object")
+		}
+	}
+	args := d.NewArgs()
+	fields := map[string]commands.Arg{}
+	for _, a := range commands.Fields(d.Args) {
+		if !a.NoMCP {
+			fields[a.Name] = a
+		}
+	}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := in[k]
+		switch {
+		case d.NeedsSession && k == "sessionId":
+			if err := json.Unmarshal(v, &target.SessionID); err != nil {
+				return nil, target, fmt.Errorf("sessionId must be a string")
+			}
+		case d.NeedsSession && k == "context":
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return nil, target, fmt.Errorf("context must be a string")
+			}
+			c, err := protocol.ParseContext(s)
+			if err != nil || c == "" {
+				return nil, target, fmt.Errorf("context must be one of edit, client, server (got %q)", s)
+			}
+			target.Context = c
+		default:
+			a, ok := fields[k]
+			if !ok {
+				return nil, target, fmt.Errorf("unknown property %q; %s takes %s", k, ToolName(d), propertyList(d))
+			}
+			if err := setJSON(args, a, v); err != nil {
+				return nil, target, err
+			}
+		}
+	}
+	for _, a := range fields {
+		if _, ok := in[a.Name]; !ok && (a.Required || a.MCPOnly) {
+			return nil, target, fmt.Errorf("missing required property %q", a.Name)
+		}
+	}
+	if err := d.Validate(args); err != nil {
+		var ue commands.UsageError
+		if errors.As(err, &ue) {
+			return nil, target, ue.Err
+		}
+		return nil, target, err
+	}
+	return args, target, nil
+}
+
+func setJSON(args any, a commands.Arg, v json.RawMessage) error {
+	f := reflect.ValueOf(args).Elem().Field(a.Index)
+	switch a.Kind {
+	case reflect.Bool:
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return fmt.Errorf("%s must be a boolean", a.Name)
+		}
+		f.SetBool(b)
+	case reflect.Int:
+		var n float64
+		if json.Unmarshal(v, &n) != nil || n != float64(int64(n)) {
+			return fmt.Errorf("%s must be a whole number", a.Name)
+		}
+		f.SetInt(int64(n))
+	case reflect.Slice:
+		var list []string
+		if json.Unmarshal(v, &list) != nil {
+			return fmt.Errorf("%s must be an array of strings", a.Name)
+		}
+		f.Set(reflect.ValueOf(list))
+	default:
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return fmt.Errorf("%s must be a string", a.Name)
+		}
+		f.SetString(s)
+	}
+	return nil
+}
+
+func propertyList(d *commands.Definition) string {
+	var names []string
+	if d.NeedsSession {
+		names = append(names, "sessionId", "context")
+	}
+	for _, a := range commands.Fields(d.Args) {
+		if !a.NoMCP {
+			names = append(names, a.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "no properties"
+	}
+	return strings.Join(names, ", ")
+}
+
+// errorResult maps a failure to the spec's isError result.
+func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
+	body := map[string]any{"error": errorText(err, t)}
+	var re *bridge.ResolveError
+	if errors.As(err, &re) && re.Kind == bridge.MultipleInstances {
+		body["sessions"] = re.Sessions
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: marshalText(body)}}}
+}
+
+func errorText(err error, t bridge.Target) string {
+	var re *bridge.ResolveError
+	if errors.As(err, &re) {
+		switch re.Kind {
+		case bridge.SessionNotFound:
+			return re.Error() + ". Call studio_sessions to see available sessions."
+		case bridge.ContextUnavailable:
+			if strings.Contains(re.Error(), "Edit mode") {
+				return re.Error() + " Use context: edit or omit context."
+			}
+			return re.Error() + " Call studio_sessions to see the connected contexts."
+		}
+		return re.Error()
+	}
+	switch protocol.CodeOf(err) {
+	case protocol.CodeSessionNotFound:
+		return fmt.Sprintf("Session not found: %s. Call studio_sessions to see available sessions.", t.SessionID)
+	case protocol.CodeBusy:
+		return "Plugin is busy executing another script."
+	case protocol.CodeHostUnavailable:
+		return "No bridge host running. Start Studio with the studio-bridge plugin installed, then try again. (" + err.Error() + ")"
+	}
+	var perr *protocol.Error
+	if errors.As(err, &perr) {
+		return perr.Message
+	}
+	return err.Error()
+}
+
+// progressSink turns streamed lines into MCP progress notifications when
+// the client asked for progress.
+func progressSink(ctx context.Context, req *sdk.CallToolRequest) func(commands.Line) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	n := 0
+	return func(l commands.Line) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: token,
+			Progress:      float64(n),
+			Message:       strings.TrimSuffix(commands.RenderLine(l), "\n"),
+		})
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,9 @@
+// Package mcp serves studio-bridge to AI agents over the Model Context
+// Protocol. It is a generic adapter over the command registry: every
+// definition in commands.All with MCP set becomes a tool named
+// "studio_<name>", with its input schema, output schema and description
+// derived from the definition. No Studio logic lives here.
+//
+// The contract (tool names, schemas, error texts) is the seed spec in
+// shared/spec/mcp-server.md; the golden files in testdata/ pin it.
+package mcp

@@ -1,0 +1,307 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"image/png"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type world struct {
+	port   int
+	bridge *bridge.Bridge
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Kill() })
+	return &world{port: port, bridge: b}
+}
+
+func (w *world) plugin(t *testing.T, instance string, ctx protocol.Context, state protocol.State) string {
+	t.Helper()
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: instance, Context: ctx, State: state,
+		PlaceName: "Place", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := p.WaitWelcome(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
+	t.Helper()
+	s, err := New(w.bridge, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		cancel()
+	})
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func text(t *testing.T, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("want one content block, got %d", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	if !ok {
+		t.Fatalf("want text content, got %T", res.Content[0])
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(tc.Text), &m); err != nil {
+		t.Fatalf("text is not JSON: %v: %s", err, tc.Text)
+	}
+	return m
+}
+
+func TestToolsGolden(t *testing.T) {
+	w := newWorld(t)
+	cs := w.client(t, Options{})
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, ","); got != "studio_exec,studio_logs,studio_query,studio_screenshot,studio_sessions,studio_state" {
+		t.Fatalf("tools: %s", got)
+	}
+	got, _ := json.MarshalIndent(list.Tools, "", "  ")
+	path := filepath.Join("testdata", "tools.golden.json")
+	if *update {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./mcp -update creates it)", err)
+	}
+	if string(append(got, '\n')) != string(want) {
+		t.Fatalf("tool schemas differ from %s (go test ./mcp -update if intended):\n%s", path, got)
+	}
+}
+
+func TestToolFiltering(t *testing.T) {
+	w := newWorld(t)
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{ReadOnly: true}, "studio_logs,studio_query,studio_screenshot,studio_sessions,studio_state"},
+		{Options{Tools: []string{"studio_sessions", "studio_logs"}}, "studio_logs,studio_sessions"},
+	} {
+		cs := w.client(t, tt.opts)
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range list.Tools {
+			names = append(names, tool.Name)
+		}
+		if got := strings.Join(names, ","); got != tt.want {
+			t.Errorf("%+v: %s, want %s", tt.opts, got, tt.want)
+		}
+	}
+	if _, err := Exposed(Options{Tools: []string{"studio_nope"}}); err == nil || !strings.Contains(err.Error(), "studio_nope") {
+		t.Fatalf("unknown allowlist entry: %v", err)
+	}
+}
+
+func TestToolCalls(t *testing.T) {
+	w := newWorld(t)
+	id := w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	cs := w.client(t, Options{})
+
+	res := call(t, cs, "studio_sessions", nil)
+	if res.IsError {
+		t.Fatalf("sessions: %+v", res)
+	}
+	if sessions := text(t, res)["sessions"].([]any); len(sessions) != 1 || sessions[0].(map[string]any)["sessionId"] != id {
+		t.Fatalf("sessions: %+v", sessions)
+	}
+
+	res = call(t, cs, "studio_state", nil)
+	if m := text(t, res); res.IsError || m["state"] != "Edit" || m["placeId"] != 7.0 {
+		t.Fatalf("state: %+v", m)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(sc), `"placeName":"Place"`) {
+		t.Fatalf("structured content: %s", sc)
+	}
+
+	res = call(t, cs, "studio_logs", map[string]any{"count": 10, "levels": []string{"Warning"}})
+	if m := text(t, res); res.IsError || m["bufferCapacity"] != 2000.0 {
+		t.Fatalf("logs: %+v", m)
+	}
+
+	res = call(t, cs, "studio_query", map[string]any{"path": "Workspace.SpawnLocation"})
+	if m := text(t, res); res.IsError || m["instance"].(map[string]any)["className"] != "SpawnLocation" {
+		t.Fatalf("query: %+v", m)
+	}
+	res = call(t, cs, "studio_query", map[string]any{"path": "Workspace.NonExistent"})
+	if m := text(t, res); !res.IsError || m["error"] != "No instance found at path: game.Workspace.NonExistent" {
+		t.Fatalf("missing instance: %+v", m)
+	}
+
+	res = call(t, cs, "studio_exec", map[string]any{"script": "error('boom')"})
+	if m := text(t, res); res.IsError || m["success"] != false || m["error"] != "Script:2: boom" || len(m["logs"].([]any)) != 1 {
+		t.Fatalf("failing script must be a normal result: %+v", m)
+	}
+
+	res = call(t, cs, "studio_screenshot", nil)
+	img, ok := res.Content[0].(*sdk.ImageContent)
+	if res.IsError || !ok || img.MIMEType != "image/png" {
+		t.Fatalf("screenshot: %+v", res.Content)
+	}
+	decoded, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil || decoded.Bounds().Dx() != 2 {
+		t.Fatalf("screenshot PNG: %v", err)
+	}
+}
+
+func TestProgressNotifications(t *testing.T) {
+	w := newWorld(t)
+	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	s, err := New(w.bridge, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 10)
+	c := sdk.NewClient(&sdk.Implementation{Name: "test"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			got <- r.Params.Message
+		},
+	})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	params := &sdk.CallToolParams{Name: "studio_exec", Arguments: map[string]any{"script": "print('one')"}}
+	params.SetProgressToken("p1")
+	if _, err := cs.CallTool(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"one", "[Warning] two"} {
+		select {
+		case m := <-got:
+			if m != want {
+				t.Fatalf("progress %q, want %q", m, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no progress %q", want)
+		}
+	}
+}
+
+func TestErrorMapping(t *testing.T) {
+	w := newWorld(t)
+	cs := w.client(t, Options{})
+
+	res := call(t, cs, "studio_sessions", nil)
+	if m := text(t, res); !res.IsError || m["error"] != "No active sessions. Is Studio running with the studio-bridge plugin installed?" {
+		t.Fatalf("no sessions: %+v", m)
+	}
+	res = call(t, cs, "studio_state", map[string]any{"sessionId": "nope"})
+	if m := text(t, res); !res.IsError || m["error"] != "Session not found: nope. Call studio_sessions to see available sessions." {
+		t.Fatalf("unknown session: %+v", m)
+	}
+
+	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	res = call(t, cs, "studio_state", map[string]any{"context": "server"})
+	if m := text(t, res); !res.IsError || m["error"] != "No server context available. Studio is in Edit mode. Use context: edit or omit context." {
+		t.Fatalf("context: %+v", m)
+	}
+
+	b := w.plugin(t, "B", protocol.ContextEdit, protocol.StateEdit)
+	res = call(t, cs, "studio_state", nil)
+	m := text(t, res)
+	if !res.IsError || m["error"] != "Multiple Studio instances connected. Specify a sessionId." || len(m["sessions"].([]any)) != 2 {
+		t.Fatalf("multiple instances: %+v", m)
+	}
+	res = call(t, cs, "studio_state", map[string]any{"sessionId": b})
+	if res.IsError {
+		t.Fatalf("with sessionId: %+v", text(t, res))
+	}
+
+	for name, args := range map[string]map[string]any{
+		"studio_nope":  nil,
+		"studio_query": {"depth": 1},
+		"studio_logs":  {"count": "ten"},
+		"studio_state": {"extra": true},
+	} {
+		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s %v: want -32602, got %v", name, args, err)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+)
+
+// Resource URIs.
+const (
+	SessionsURI      = "studio://sessions"
+	sessionLogsURI   = "studio://sessions/{sessionId}/logs"
+	sessionURIPrefix = "studio://sessions/"
+)
+
+// addResources publishes the session list and each session's recent logs.
+// Each connected session also appears as a concrete logs resource, so the
+// resource list changes (and clients are notified) as sessions come and go.
+func addResources(s *sdk.Server, conn bridge.Conn) {
+	s.AddResource(&sdk.Resource{
+		URI:         SessionsURI,
+		Name:        "sessions",
+		Title:       "Connected Studio sessions",
+		Description: "The Roblox Studio sessions connected to studio-bridge, as studio_sessions returns them.",
+		MIMEType:    "application/json",
+	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return runAsResource(ctx, conn, commands.Sessions, bridge.Target{}, req.Params.URI)
+	})
+	s.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: sessionLogsURI,
+		Name:        "session-logs",
+		Title:       "Recent Output of a Studio session",
+		Description: "The newest Output lines of one session, as studio_logs returns them with its defaults.",
+		MIMEType:    "application/json",
+	}, sessionLogs(conn))
+}
+
+func sessionLogs(conn bridge.Conn) sdk.ResourceHandler {
+	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		uri := req.Params.URI
+		id, ok := strings.CutPrefix(uri, sessionURIPrefix)
+		id, ok2 := strings.CutSuffix(id, "/logs")
+		if !ok || !ok2 || id == "" || strings.Contains(id, "/") {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		return runAsResource(ctx, conn, commands.Logs, bridge.Target{SessionID: id}, uri)
+	}
+}
+
+func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition, t bridge.Target, uri string) (*sdk.ReadResourceResult, error) {
+	env := &commands.Env{Command: d, Bridge: conn, Timeout: d.Timeout, Stdout: discard{}, Stderr: discard{}}
+	if d.NeedsSession {
+		s, err := conn.Resolve(ctx, t)
+		if err != nil {
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		env.Session = s
+	}
+	res, err := d.Run(ctx, env, d.NewArgs())
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: marshalText(res.Data)}}}, nil
+}
+
+// WatchResources keeps one logs resource per connected session and tells
+// subscribers when the session list changes, until ctx ends.
+func WatchResources(ctx context.Context, s *sdk.Server, conn bridge.Conn) {
+	events := conn.WatchSessions(ctx)
+	refresh := func() {
+		list, err := conn.Sessions(ctx)
+		if err != nil {
+			return
+		}
+		for _, sess := range list {
+			uri := sessionURIPrefix + sess.SessionID + "/logs"
+			s.AddResource(&sdk.Resource{
+				URI:      uri,
+				Name:     "logs-" + sess.SessionID,
+				Title:    "Output of " + sess.PlaceName + " (" + string(sess.Context) + ")",
+				MIMEType: "application/json",
+			}, sessionLogs(conn))
+		}
+	}
+	refresh()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Kind == "disconnected" {
+				s.RemoveResources(sessionURIPrefix + ev.Session.SessionID + "/logs")
+			} else if ev.Kind == "connected" {
+				refresh()
+			}
+			_ = s.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: SessionsURI})
+		}
+	}
+}

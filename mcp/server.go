@@ -1,0 +1,128 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+)
+
+// Options configures a server.
+type Options struct {
+	// Version is reported to clients.
+	Version string
+	// ReadOnly leaves out every command that mutates Studio (studio_exec).
+	ReadOnly bool
+	// Tools, when set, is an allowlist of tool names.
+	Tools []string
+	// Log receives diagnostics; never stdout.
+	Log *slog.Logger
+}
+
+// ToolName is the MCP tool name of a command.
+func ToolName(d *commands.Definition) string { return "studio_" + d.Name }
+
+// Exposed lists the commands a server with opts offers as tools. It fails on
+// an allowlist entry that names no tool, so a typo does not silently hide
+// everything.
+func Exposed(opts Options) ([]*commands.Definition, error) {
+	allowed := map[string]bool{}
+	for _, t := range opts.Tools {
+		allowed[strings.TrimSpace(t)] = true
+	}
+	var out []*commands.Definition
+	known := map[string]bool{}
+	for _, d := range commands.All {
+		if !d.MCP {
+			continue
+		}
+		known[ToolName(d)] = true
+		if opts.ReadOnly && d.Mutates {
+			continue
+		}
+		if len(allowed) > 0 && !allowed[ToolName(d)] {
+			continue
+		}
+		out = append(out, d)
+	}
+	for name := range allowed {
+		if !known[name] {
+			var names []string
+			for _, d := range commands.All {
+				if d.MCP {
+					names = append(names, ToolName(d))
+				}
+			}
+			return nil, fmt.Errorf("--tools: unknown tool %q (tools: %s)", name, strings.Join(names, ", "))
+		}
+	}
+	return out, nil
+}
+
+// New builds the MCP server over a bridge connection. The connection is
+// shared by every tool call and outlives host failovers.
+func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	defs, err := Exposed(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "studio-bridge", Version: opts.Version}, &sdk.ServerOptions{
+		Logger:       opts.Log,
+		Capabilities: &sdk.ServerCapabilities{},
+		Instructions: "studio-bridge connects you to running Roblox Studio windows. Call studio_sessions first; " +
+			"pass sessionId when several Studio windows are connected, and context (edit, server, client) in Play mode.",
+	})
+	for _, d := range defs {
+		s.AddTool(Tool(d), handler(conn, d, opts.Log))
+	}
+	addResources(s, conn)
+	return s, nil
+}
+
+// Tool is the MCP description of a command.
+func Tool(d *commands.Definition) *sdk.Tool {
+	desc := d.Description
+	if desc == "" {
+		desc = d.Summary
+	}
+	return &sdk.Tool{
+		Name:         ToolName(d),
+		Description:  desc,
+		InputSchema:  InputSchema(d),
+		OutputSchema: OutputSchema(d.Output),
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:   !d.Mutates,
+			IdempotentHint: !d.Mutates,
+		},
+	}
+}
+
+// ServeStdio serves one client over stdin and stdout until it disconnects
+// or ctx ends.
+func ServeStdio(ctx context.Context, s *sdk.Server, in io.ReadCloser, out io.WriteCloser) error {
+	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// marshalText is the JSON text of a result, for the text content block that
+// accompanies structured content.
+func marshalText(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf(`{"error":%q}`, err.Error())
+	}
+	return string(raw)
+}
