@@ -19,7 +19,8 @@ import (
 // agents read in the MCP schema. json is the name in MCP input and --json
 // output; the CLI flag is its
 // kebab-case form unless flag says otherwise. pos makes it a positional CLI
-// argument. switch turns an enum into one boolean flag per value (--head,
+// argument; word lets a terminal dot-command take it as a bare word
+// (.logs 20). switch turns an enum into one boolean flag per value (--head,
 // --tail). mcp:"-" and cli:"-" keep an argument off one surface.
 type Arg struct {
 	Name       string   // JSON / MCP name
@@ -34,6 +35,7 @@ type Arg struct {
 	MCPOnly    bool     // required in MCP input only (required:"mcp")
 	Positional bool
 	Switch     bool
+	Word       bool // may be given as a bare word to a terminal dot-command
 	NoMCP      bool
 	NoCLI      bool
 	Kind       reflect.Kind // Bool, String, Int, Slice (of string)
@@ -70,6 +72,7 @@ func Fields(args any) []Arg {
 			MCPOnly:    f.Tag.Get("required") == "mcp",
 			Positional: f.Tag.Get("pos") == "true",
 			Switch:     f.Tag.Get("switch") == "true",
+			Word:       f.Tag.Get("word") == "true",
 			NoMCP:      f.Tag.Get("mcp") == "-",
 			NoCLI:      f.Tag.Get("cli") == "-",
 			Kind:       f.Type.Kind(),
@@ -210,14 +213,27 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Usage renders "name <positional> [flags]" for help and dot-commands.
+// Slots lists the arguments that bare words fill, in order: the positional
+// ones, then those tagged word.
+func (d *Definition) Slots() []Arg {
+	var pos, words []Arg
+	for _, a := range Fields(d.Args) {
+		switch {
+		case a.NoCLI:
+		case a.Positional:
+			pos = append(pos, a)
+		case a.Word:
+			words = append(words, a)
+		}
+	}
+	return append(pos, words...)
+}
+
+// Usage renders "name <required> [optional]" for help and dot-commands.
 func (d *Definition) Usage() string {
 	var b strings.Builder
 	b.WriteString(d.Name)
-	for _, a := range Fields(d.Args) {
-		if !a.Positional || a.NoCLI {
-			continue
-		}
+	for _, a := range d.Slots() {
 		if a.Required {
 			fmt.Fprintf(&b, " <%s>", a.Flag)
 		} else {

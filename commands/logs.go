@@ -12,7 +12,7 @@ import (
 
 // LogsArgs are the logs command's arguments.
 type LogsArgs struct {
-	Count           int      `json:"count" short:"n" default:"50" usage:"how many entries" desc:"Maximum number of log entries to return. Default: 50."`
+	Count           int      `json:"count" short:"n" default:"50" word:"true" usage:"how many entries" desc:"Maximum number of log entries to return. Default: 50."`
 	Direction       string   `json:"direction" enum:"head,tail" default:"tail" switch:"true" usage:"which end of the buffer" switches:"the oldest entries,the newest entries (default)" desc:"Return oldest entries first ('head') or newest first ('tail'). Default: 'tail'."`
 	Levels          []string `json:"levels" enum:"Print,Info,Warning,Error" usage:"only these levels" desc:"Filter by log level. Default: all levels."`
 	IncludeInternal bool     `json:"includeInternal" usage:"include studio-bridge's own [StudioBridge] lines" desc:"Include internal [StudioBridge] messages. Default: false."`

@@ -18,7 +18,7 @@ import (
 
 // ScreenshotArgs are the screenshot command's arguments.
 type ScreenshotArgs struct {
-	Output string `json:"output" short:"o" mcp:"-" usage:"PNG file to write (default: screenshot-<time>.png in the current folder)"`
+	Output string `json:"output" short:"o" word:"true" mcp:"-" usage:"PNG file to write (default: screenshot-<time>.png in the current folder)"`
 	Base64 bool   `json:"base64" mcp:"-" usage:"print the PNG as base64 on stdout instead of writing a file"`
 }
 

@@ -57,7 +57,7 @@ func newApp(stdio IO, notFound *error) *cli.App {
 	for _, d := range commands.All {
 		app.Commands = append(app.Commands, cliCommand(d, stdio))
 	}
-	app.Commands = append(app.Commands, mcpCommand(stdio))
+	app.Commands = append(app.Commands, terminalCommand(stdio), mcpCommand(stdio))
 	return app
 }
 
@@ -229,22 +229,10 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	ptr := d.NewArgs()
 	pos := c.Args().Slice()
+	slots := d.Slots()
 	for _, a := range commands.Fields(d.Args) {
-		if a.NoCLI {
-			continue
-		}
 		switch {
-		case a.Positional:
-			if len(pos) == 0 {
-				if a.Required {
-					return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
-				}
-				continue
-			}
-			if err := commands.Set(ptr, a, pos[0]); err != nil {
-				return nil, err
-			}
-			pos = pos[1:]
+		case a.NoCLI || a.Positional:
 		case a.Switch:
 			for _, v := range a.Enum {
 				if c.Bool(v) {
@@ -261,10 +249,27 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			if err := commands.Set(ptr, a, text); err != nil {
 				return nil, err
 			}
+			for i, s := range slots {
+				if s.Index == a.Index {
+					slots = append(slots[:i], slots[i+1:]...)
+					break
+				}
+			}
 		}
 	}
-	if len(pos) > 0 {
-		return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, pos[0], d.Usage())
+	for _, w := range pos {
+		if len(slots) == 0 {
+			return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, w, d.Usage())
+		}
+		if err := commands.Set(ptr, slots[0], w); err != nil {
+			return nil, err
+		}
+		slots = slots[1:]
+	}
+	for _, a := range slots {
+		if a.Required {
+			return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
+		}
 	}
 	if d.PrepareCLI != nil {
 		if err := d.PrepareCLI(ptr, c.App.Reader); err != nil {

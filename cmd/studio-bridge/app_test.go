@@ -63,8 +63,8 @@ func golden(t *testing.T, name, got string) {
 
 func TestHelpGolden(t *testing.T) {
 	tests := map[string][]string{"help": {"--help"}}
-	for _, d := range commands.All {
-		tests["help-"+d.Name] = []string{d.Name, "--help"}
+	for _, c := range newApp(IO{}, new(error)).Commands {
+		tests["help-"+c.Name] = []string{c.Name, "--help"}
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// terminalCommand is the interactive surface: a Luau REPL attached to one
+// session, with dot-commands drawn from the registry.
+func terminalCommand(stdio IO) *cli.Command {
+	flags := append([]cli.Flag{
+		&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "attach to session `ID`"},
+		&cli.StringFlag{Name: "context", Usage: "attach to this DataModel: edit, server or client"},
+		&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for a Studio session to connect"},
+	}, globalFlags()...)
+	return &cli.Command{
+		Name:         "terminal",
+		Usage:        "Interactive Luau REPL attached to a Studio session, with dot-commands (.help).",
+		Flags:        flags,
+		OnUsageError: usageError,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return usageErr{fmt.Errorf("terminal takes no arguments, got %q", c.Args().First())}
+			}
+			log, err := newLogger(global(c, "log-level").String("log-level"), nil, stdio.Err)
+			if err != nil {
+				return usageErr{err}
+			}
+			target := bridge.Target{SessionID: c.String("session")}
+			if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
+				return usageErr{err}
+			}
+			ctx := c.Context
+			b, err := bridge.Connect(ctx, bridge.Options{
+				Port: global(c, "port").Int("port"), Remote: global(c, "remote").String("remote"), Version: version, Log: log,
+			})
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			r := &repl{ctx: ctx, conn: b, log: log}
+			return r.run(stdio, target, c.Duration("wait"))
+		},
+	}
+}
+
+// repl is one terminal session.
+type repl struct {
+	ctx  context.Context
+	conn bridge.Conn
+	log  *slog.Logger
+
+	out      io.Writer // the screen (CRLF-translating in raw mode)
+	colour   bool
+	read     func(prompt string) (string, error)
+	session  protocol.SessionInfo
+	attached bool
+
+	interrupted atomic.Bool
+	mu          sync.Mutex
+	cancelRun   context.CancelFunc // the running exec or command, if any
+}
+
+// errExit ends the loop from a dot-command.
+var errExit = errors.New("exit")
+
+func (r *repl) run(stdio IO, target bridge.Target, wait time.Duration) error {
+	restore := r.setupIO(stdio)
+	defer restore()
+	fmt.Fprintf(r.out, "studio-bridge %s terminal. Type Luau to run it; .help lists commands; Ctrl-D exits.\n", version)
+	if s, err := resolveWaiting(r.ctx, r.conn, target, wait); err != nil {
+		r.printError(err)
+		fmt.Fprintln(r.out, "Not attached. Use .sessions and .connect <id> once Studio is running.")
+	} else {
+		r.attach(s)
+	}
+	var chunk []string
+	for {
+		line, err := r.read(r.prompt(len(chunk) > 0))
+		if r.interrupted.Swap(false) {
+			chunk = nil // Ctrl-C at the prompt clears the line and any pending chunk
+			if err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || r.ctx.Err() != nil {
+				fmt.Fprintln(r.out)
+				return nil
+			}
+			return err
+		}
+		if len(chunk) == 0 && strings.HasPrefix(strings.TrimSpace(line), ".") {
+			if err := r.dot(strings.TrimSpace(line)); errors.Is(err, errExit) {
+				return nil
+			}
+			continue
+		}
+		chunk = append(chunk, line)
+		src := strings.Join(chunk, "\n")
+		if !chunkComplete(src) {
+			continue
+		}
+		chunk = nil
+		if strings.TrimSpace(src) != "" {
+			r.exec(src)
+		}
+	}
+}
+
+// setupIO puts a real terminal in raw mode with line editing and history;
+// anything else (a pipe, a file) is read line by line.
+func (r *repl) setupIO(stdio IO) (restore func()) {
+	in, inOK := stdio.In.(*os.File)
+	out, outOK := stdio.Out.(*os.File)
+	if inOK && outOK && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd())) {
+		if old, err := term.MakeRaw(int(in.Fd())); err == nil {
+			ta := newTypeahead()
+			go r.pump(in, ta)
+			t := term.NewTerminal(struct {
+				io.Reader
+				io.Writer
+			}{ta, out}, "")
+			t.History = loadHistory()
+			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
+				_ = t.SetSize(w, h)
+			}
+			r.out, r.colour = t, true
+			r.read = func(prompt string) (string, error) {
+				t.SetPrompt(prompt)
+				return t.ReadLine()
+			}
+			return func() { _ = term.Restore(int(in.Fd()), old) }
+		}
+	}
+	br := bufio.NewReader(stdio.In)
+	r.out = stdio.Out
+	r.read = func(prompt string) (string, error) {
+		fmt.Fprint(r.out, prompt)
+		line, err := br.ReadString('\n')
+		if err != nil && line != "" {
+			err = nil
+		}
+		return strings.TrimRight(line, "\r\n"), err
+	}
+	return func() {}
+}
+
+// pump copies keystrokes to the line editor. Ctrl-C never reaches it: it
+// cancels what is running, or else clears the line (Ctrl-U, Enter).
+func (r *repl) pump(in io.Reader, ta *typeahead) {
+	buf := make([]byte, 512)
+	for {
+		n, err := in.Read(buf)
+		for _, c := range buf[:n] {
+			if c != 3 {
+				ta.write([]byte{c})
+				continue
+			}
+			if !r.cancelRunning() {
+				r.interrupted.Store(true)
+				ta.write([]byte{21, '\r'})
+			}
+		}
+		if err != nil {
+			ta.close(err)
+			return
+		}
+	}
+}
+
+func (r *repl) cancelRunning() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancelRun == nil {
+		return false
+	}
+	r.cancelRun()
+	return true
+}
+
+// running returns a context for one exec or command that Ctrl-C cancels.
+func (r *repl) running() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.mu.Lock()
+	r.cancelRun = cancel
+	r.mu.Unlock()
+	return ctx, func() {
+		r.mu.Lock()
+		r.cancelRun = nil
+		r.mu.Unlock()
+		cancel()
+	}
+}
+
+func (r *repl) prompt(continued bool) string {
+	p := "studio-bridge> "
+	if r.attached {
+		p = fmt.Sprintf("%s [%s]> ", r.session.PlaceName, r.session.Context)
+	}
+	if continued {
+		return strings.Repeat(" ", max(len(p)-5, 0)) + "...> "
+	}
+	return p
+}
+
+func (r *repl) attach(s protocol.SessionInfo) {
+	r.session, r.attached = s, true
+	fmt.Fprintf(r.out, "Attached to %s [%s] (%s, session %s).\n", s.PlaceName, s.Context, s.State, s.SessionID)
+}
+
+func (r *repl) exec(src string) {
+	if !r.attached {
+		fmt.Fprintln(r.out, "Not attached to a session: .sessions lists them, .connect <id> attaches.")
+		return
+	}
+	r.runCommand(commands.Exec, &commands.ExecArgs{Script: src})
+}
+
+// runCommand runs a registry command against the attached session and
+// prints its result inline.
+func (r *repl) runCommand(d *commands.Definition, args any) {
+	if d.NeedsSession && !r.attached {
+		fmt.Fprintln(r.out, "Not attached to a session: .sessions lists them, .connect <id> attaches.")
+		return
+	}
+	ctx, done := r.running()
+	defer done()
+	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: d.Timeout, Log: r.log,
+		Stdout: r.out, Stderr: r.out, Output: r.printLine}
+	res, err := d.Run(ctx, env, args)
+	if err != nil {
+		r.printError(err)
+		return
+	}
+	if res.Text != "" {
+		fmt.Fprint(r.out, res.Text)
+	}
+	if res.Unavailable != "" {
+		fmt.Fprintln(r.out, res.Unavailable)
+	}
+	if res.Failure != "" {
+		r.printColoured("31", res.Failure)
+	}
+}
+
+func (r *repl) printLine(l commands.Line) {
+	text := strings.TrimSuffix(commands.RenderLine(l), "\n")
+	switch l.Level {
+	case "Warning":
+		r.printColoured("33", text)
+	case "Error":
+		r.printColoured("31", text)
+	default:
+		fmt.Fprintln(r.out, text)
+	}
+}
+
+func (r *repl) printError(err error) {
+	if protocol.CodeOf(err) == protocol.CodeCancelled {
+		r.printColoured("33", "cancelled")
+		return
+	}
+	r.printColoured("31", err.Error())
+	var re *bridge.ResolveError
+	if errors.As(err, &re) && len(re.Sessions) > 0 {
+		fmt.Fprint(r.out, commands.RenderSessions(re.Sessions, time.Now()))
+	}
+}
+
+func (r *repl) printColoured(code, text string) {
+	if r.colour {
+		text = "\x1b[" + code + "m" + text + "\x1b[0m"
+	}
+	fmt.Fprintln(r.out, text)
+}
+
+// builtins are the dot-commands that belong to the terminal itself; every
+// other dot-command is a registry command.
+var builtins = []struct{ name, usage, summary string }{
+	{"help", ".help", "list the dot-commands"},
+	{"exit", ".exit", "leave the terminal (or Ctrl-D)"},
+	{"clear", ".clear", "clear the screen"},
+	{"run", ".run <file>", "run a Luau file in the attached session"},
+	{"connect", ".connect [id]", "attach to a session (default: the only Studio instance)"},
+	{"disconnect", ".disconnect", "detach from the session"},
+	{"context", ".context <edit|server|client>", "attach to another DataModel of the same Studio window"},
+}
+
+// dotCommands are the registry commands the terminal offers.
+func dotCommands() []*commands.Definition {
+	var out []*commands.Definition
+	for _, d := range commands.All {
+		if !d.LongRunning && !d.Hidden {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (r *repl) dot(line string) error {
+	words, err := splitWords(line)
+	if err != nil {
+		r.printError(err)
+		return nil
+	}
+	name, rest := strings.TrimPrefix(words[0], "."), words[1:]
+	switch name {
+	case "help":
+		r.help()
+	case "exit", "quit":
+		return errExit
+	case "clear":
+		fmt.Fprint(r.out, "\x1b[H\x1b[2J")
+	case "run":
+		if len(rest) != 1 {
+			fmt.Fprintln(r.out, "usage: .run <file>")
+			return nil
+		}
+		src, err := commands.LoadScript(rest[0], strings.NewReader(""))
+		if err != nil {
+			r.printError(err)
+			return nil
+		}
+		r.exec(src)
+	case "connect":
+		t := bridge.Target{}
+		if len(rest) > 0 {
+			t.SessionID = rest[0]
+		}
+		s, err := r.conn.Resolve(r.ctx, t)
+		if err != nil {
+			r.printError(err)
+			return nil
+		}
+		r.attach(s)
+	case "disconnect":
+		r.attached = false
+		fmt.Fprintln(r.out, "Detached.")
+	case "context":
+		r.switchContext(rest)
+	default:
+		d := commands.Lookup(name)
+		if d == nil || d.LongRunning || d.Hidden {
+			fmt.Fprintf(r.out, "Unknown command .%s; .help lists them.\n", name)
+			return nil
+		}
+		args, err := dotArgs(d, rest)
+		if err == nil && d.PrepareCLI != nil {
+			err = d.PrepareCLI(args, strings.NewReader(""))
+		}
+		if err != nil {
+			r.printError(err)
+			return nil
+		}
+		r.runCommand(d, args)
+	}
+	return nil
+}
+
+func (r *repl) switchContext(rest []string) {
+	if len(rest) != 1 {
+		fmt.Fprintln(r.out, "usage: .context <edit|server|client>")
+		return
+	}
+	c, err := protocol.ParseContext(rest[0])
+	if err != nil || c == "" {
+		r.printError(fmt.Errorf("unknown context %q: use edit, server or client", rest[0]))
+		return
+	}
+	if !r.attached {
+		s, err := r.conn.Resolve(r.ctx, bridge.Target{Context: c})
+		if err != nil {
+			r.printError(err)
+			return
+		}
+		r.attach(s)
+		return
+	}
+	list, err := r.conn.Sessions(r.ctx)
+	if err != nil {
+		r.printError(err)
+		return
+	}
+	for _, s := range list {
+		if s.InstanceID == r.session.InstanceID && s.Context == c {
+			r.attach(s)
+			return
+		}
+	}
+	r.printError(fmt.Errorf("this Studio window has no %s session (is it in Play mode?)", c))
+}
+
+func (r *repl) help() {
+	type row struct{ usage, summary string }
+	var rows []row
+	for _, b := range builtins {
+		rows = append(rows, row{b.usage, b.summary})
+	}
+	for _, d := range dotCommands() {
+		rows = append(rows, row{"." + d.Usage(), d.Summary})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].usage < rows[j].usage })
+	width := 0
+	for _, x := range rows {
+		width = max(width, len(x.usage))
+	}
+	fmt.Fprintln(r.out, "Type Luau and press Enter to run it (an unfinished chunk continues on the next line).")
+	for _, x := range rows {
+		fmt.Fprintf(r.out, "  %-*s  %s\n", width, x.usage, x.summary)
+	}
+	fmt.Fprintln(r.out, "Ctrl-C cancels a running script or clears the line; Ctrl-D exits.")
+}
+
+// typeahead is an unbounded keystroke buffer: the reader of stdin never
+// blocks on it, so Ctrl-C is seen even while a script runs.
+type typeahead struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	buf  []byte
+	err  error
+}
+
+func newTypeahead() *typeahead {
+	t := &typeahead{}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+func (t *typeahead) write(p []byte) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	t.cond.Signal()
+	t.mu.Unlock()
+}
+
+func (t *typeahead) close(err error) {
+	t.mu.Lock()
+	t.err = err
+	t.cond.Broadcast()
+	t.mu.Unlock()
+}
+
+func (t *typeahead) Read(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.buf) == 0 && t.err == nil {
+		t.cond.Wait()
+	}
+	if len(t.buf) == 0 {
+		return 0, t.err
+	}
+	n := copy(p, t.buf)
+	t.buf = t.buf[n:]
+	return n, nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func studioPlugin(t *testing.T, port string) {
+	t.Helper()
+	n, _ := strconv.Atoi(port)
+	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio,
+		RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+}
+
+// TestTerminalPiped drives the REPL through a pipe: the line-by-line mode.
+func TestTerminalPiped(t *testing.T) {
+	port := freePort(t)
+	studioPlugin(t, port)
+	in := strings.Join([]string{
+		"for i = 1, 2 do",
+		"  print(i)",
+		"end",
+		".state",
+		".logs 5",
+		".query Workspace.SpawnLocation",
+		".query Workspace.Nope",
+		"error('x')",
+		".context server",
+		".nope",
+		".help",
+		".disconnect",
+		"print(1)",
+		".exit",
+	}, "\n") + "\n"
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code := Run(ctx, []string{"studio-bridge", "--port", port, "terminal"}, IO{In: strings.NewReader(in), Out: &out, Err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"Attached to Place [edit]",
+		"Place [edit]> ",
+		"...> ",     // the for loop continued
+		"one\n",     // exec output streamed inline
+		"[Warning] two",
+		"42\nVector3(1, 2, 3)\n",
+		"State:  Edit",
+		"[Warning] careful",
+		"Position = Vector3(0, 4, 0)",
+		"No instance found at path: game.Workspace.Nope",
+		"script error: Script:2: boom",
+		"this Studio window has no server session",
+		"Unknown command .nope",
+		".logs [count]",
+		".run <file>",
+		"Detached.",
+		"Not attached to a session",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// openPTY opens a pseudo-terminal pair. Both ends are non-blocking files on
+// Go's poller, so closing them wakes their readers.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	mfd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("open /dev/ptmx: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(mfd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlock pty: %v", err)
+	}
+	n, err := unix.IoctlGetInt(mfd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("pty number: %v", err)
+	}
+	name := fmt.Sprintf("/dev/pts/%d", n)
+	sfd, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("open %s: %v", name, err)
+	}
+	_ = unix.IoctlSetWinsize(sfd, unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120})
+	return os.NewFile(uintptr(mfd), "/dev/ptmx"), os.NewFile(uintptr(sfd), name)
+}
+
+// screen collects what the terminal shows.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *screen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q:\n%s", want, s.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestTerminalPTY types into a real pseudo-terminal: line editing, Enter
+// continuing an unfinished chunk, Ctrl-C cancelling a running script and
+// clearing a line, Ctrl-D exiting.
+func TestTerminalPTY(t *testing.T) {
+	port := freePort(t)
+	studioPlugin(t, port)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	master, slave := openPTY(t)
+	defer master.Close()
+	scr := &screen{}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			scr.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), []string{"studio-bridge", "--port", port, "terminal"}, IO{In: slave, Out: slave, Err: slave})
+	}()
+	typeKeys := func(s string) {
+		if _, err := master.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.waitFor(t, "Place [edit]> ")
+	typeKeys("if true then\r")
+	scr.waitFor(t, "...> ")
+	typeKeys("print('hi')\rend\r")
+	scr.waitFor(t, "[Warning] two")
+	scr.waitFor(t, "Vector3(1, 2, 3)")
+
+	typeKeys("task.wait(1e9) -- wait\r") // the fake Studio never finishes scripts that say wait
+	time.Sleep(200 * time.Millisecond)
+	typeKeys("\x03")
+	scr.waitFor(t, "cancelled")
+
+	typeKeys("print('never')\x03")
+	typeKeys("\x1b[A") // up arrow recalls history
+	scr.waitFor(t, "task.wait(1e9) -- wait")
+	typeKeys("\x03.state\r")
+	scr.waitFor(t, "State:  Edit")
+
+	typeKeys("\x04")
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, scr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Ctrl-D did not exit:\n%s", scr.String())
+	}
+	slave.Close()
+	master.Close()
+	select {
+	case <-copied:
+	case <-time.After(5 * time.Second):
+		t.Fatal("screen reader did not stop")
+	}
+	if !strings.Contains(scr.String(), "\x1b[33m") {
+		t.Errorf("no colour on a terminal:\n%q", scr.String())
+	}
+	if _, err := os.Stat(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history"); err != nil {
+		t.Errorf("history not saved: %v", err)
+	}
+}
