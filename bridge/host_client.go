@@ -168,6 +168,13 @@ func (h *Host) relay(cc *clientConn, req protocol.Request) {
 		delete(cc.calls, req.ID)
 		cc.mu.Unlock()
 		if err != nil {
+			if h.ctx.Err() != nil {
+				// The host is going down (Kill, or a hand-off that ran out
+				// of time): answer nothing, so the client sees the link drop
+				// and reports UNKNOWN_OUTCOME rather than a misleading
+				// CANCELLED or SESSION_DISCONNECTED.
+				return
+			}
 			_ = cc.send(errorResponse(req.ID, err))
 			return
 		}

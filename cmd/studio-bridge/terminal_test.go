@@ -55,8 +55,8 @@ func TestTerminalPiped(t *testing.T) {
 	for _, want := range []string{
 		"Attached to Place [edit]",
 		"Place [edit]> ",
-		"...> ",     // the for loop continued
-		"one\n",     // exec output streamed inline
+		"...> ", // the for loop continued
+		"one\n", // exec output streamed inline
 		"[Warning] two",
 		"42\nVector3(1, 2, 3)\n",
 		"State:  Edit",
