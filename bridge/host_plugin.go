@@ -222,11 +222,20 @@ func (h *Host) unregisterPlugin(pc *pluginConn) {
 	h.announceLocked(protocol.SessionDisconnected, pc.info)
 }
 
-// announceLocked records a session change locally and tells every client.
+// announceLocked records a session change locally and tells every client,
+// encoding the event once for all of them.
 func (h *Host) announceLocked(kind string, s protocol.SessionInfo) {
 	h.hub.apply(kind, s)
+	if len(h.clients) == 0 {
+		return
+	}
+	data, err := protocol.Encode(protocol.SessionEvent{Kind: kind, Session: s})
+	if err != nil {
+		h.cfg.Log.Error("encode session event", "err", err)
+		return
+	}
 	for _, c := range h.clients {
-		_ = c.send(protocol.SessionEvent{Kind: kind, Session: s})
+		_ = c.sendEncoded(data)
 	}
 }
 
@@ -326,7 +335,13 @@ func (h *Host) pluginEvent(pc *pluginConn, ev protocol.Event) {
 		}
 	}
 	h.hub.publish(ev)
-	for c := range h.watching[ev.SessionID] {
-		_ = c.send(ev)
+	if watchers := h.watching[ev.SessionID]; len(watchers) > 0 {
+		data, err := protocol.Encode(ev)
+		if err != nil {
+			return
+		}
+		for c := range watchers {
+			_ = c.sendEncoded(data)
+		}
 	}
 }

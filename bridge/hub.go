@@ -23,7 +23,8 @@ type hub struct {
 
 	mu       sync.Mutex
 	sessions map[string]protocol.SessionInfo
-	changed  chan struct{} // closed and replaced on every change
+	sorted   []protocol.SessionInfo // display order; nil when stale
+	changed  chan struct{}          // closed and replaced on every change
 	watchers map[chan SessionEvent]struct{}
 	events   map[string]map[chan protocol.Event]struct{}
 	dropped  int
@@ -58,6 +59,7 @@ func (h *hub) applyLocked(kind string, s protocol.SessionInfo) {
 		}
 		h.sessions[s.SessionID] = s
 	}
+	h.sorted = nil
 	close(h.changed)
 	h.changed = make(chan struct{})
 	ev := SessionEvent{Kind: kind, Session: s}
@@ -99,11 +101,18 @@ func sameSession(a, b protocol.SessionInfo) bool {
 func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]protocol.SessionInfo, 0, len(h.sessions))
-	for _, s := range h.sessions {
-		out = append(out, s)
+	if h.sorted == nil {
+		out := make([]protocol.SessionInfo, 0, len(h.sessions))
+		for _, s := range h.sessions {
+			out = append(out, s)
+		}
+		h.sorted = SortSessions(out)
+		if h.sorted == nil {
+			h.sorted = []protocol.SessionInfo{}
+		}
 	}
-	return SortSessions(out), h.changed
+	// Callers may keep the slice; it is never modified, only replaced.
+	return h.sorted, h.changed
 }
 
 func (h *hub) get(id string) (protocol.SessionInfo, bool) {

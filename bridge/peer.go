@@ -23,7 +23,11 @@ type peer struct {
 	log       *slog.Logger
 	heartbeat time.Duration
 
-	out      chan frame
+	qmu     sync.Mutex
+	queue   []frame       // frames waiting for the writer (guarded by qmu)
+	writing int           // frames the writer has taken but not yet written
+	wake    chan struct{} // capacity 1: the queue became non-empty
+
 	closed   chan struct{}
 	once     sync.Once
 	code     websocket.StatusCode
@@ -45,7 +49,7 @@ func newPeer(conn *websocket.Conn, log *slog.Logger, heartbeat time.Duration, re
 		conn:      conn,
 		log:       log,
 		heartbeat: heartbeat,
-		out:       make(chan frame, protocol.PeerQueueLen),
+		wake:      make(chan struct{}, 1),
 		closed:    make(chan struct{}),
 	}
 	p.lastSeen.Store(time.Now().UnixNano())
@@ -62,27 +66,47 @@ func (p *peer) send(m protocol.Message) error {
 	if err != nil {
 		return err
 	}
+	return p.sendEncoded(data)
+}
+
+// sendEncoded queues an already encoded frame (one encoding can serve many
+// peers).
+func (p *peer) sendEncoded(data []byte) error {
 	select {
 	case <-p.closed:
 		return errPeerClosed
 	default:
 	}
-	select {
-	case p.out <- frame{data: data}:
-		return nil
-	default:
-		p.log.Warn("closing peer: outgoing queue full", "queued", len(p.out))
+	if !p.enqueue(frame{data: data}) {
+		p.log.Warn("closing peer: outgoing queue full", "queued", protocol.PeerQueueLen)
 		p.shut(protocol.CloseSlowPeer, "too slow: outgoing queue full")
 		return errPeerClosed
 	}
+	return nil
+}
+
+// enqueue appends f unless PeerQueueLen frames are already waiting or being
+// written. The queue's memory follows what is queued, not the bound, so an
+// idle peer costs little.
+func (p *peer) enqueue(f frame) bool {
+	p.qmu.Lock()
+	if len(p.queue)+p.writing >= protocol.PeerQueueLen {
+		p.qmu.Unlock()
+		return false
+	}
+	p.queue = append(p.queue, f)
+	p.qmu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 // closeAfter queues a close behind the frames already queued, so a goodbye or
 // reject is delivered before the socket closes.
 func (p *peer) closeAfter(code websocket.StatusCode, reason string) {
-	select {
-	case p.out <- frame{close: code, reason: reason}:
-	default:
+	if !p.enqueue(frame{close: code, reason: reason}) {
 		p.shut(code, reason)
 	}
 }
@@ -149,7 +173,14 @@ func (p *peer) writeLoop(ctx context.Context) error {
 			return nil
 		case <-p.closed:
 			return nil
-		case f := <-p.out:
+		case <-p.wake:
+		}
+		p.qmu.Lock()
+		batch := p.queue
+		p.queue = nil
+		p.writing = len(batch)
+		p.qmu.Unlock()
+		for _, f := range batch {
 			if f.close != 0 {
 				p.shut(f.close, f.reason)
 				return nil
@@ -161,6 +192,9 @@ func (p *peer) writeLoop(ctx context.Context) error {
 				p.shut(websocket.StatusGoingAway, "write failed")
 				return fmt.Errorf("write: %w", err)
 			}
+			p.qmu.Lock()
+			p.writing--
+			p.qmu.Unlock()
 		}
 	}
 }

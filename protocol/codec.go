@@ -39,28 +39,55 @@ func Encode(m Message) ([]byte, error) {
 // of a known type with its required fields yields an *Error whose code is
 // CodeMalformedFrame or CodeUnknownMessage, with a message fit to send back.
 func Decode(data []byte) (Message, error) {
-	var head struct {
-		Type *string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, malformed("frame is not a JSON object: %v", jsonReason(err))
-	}
-	if head.Type == nil || *head.Type == "" {
-		return nil, malformed(`frame has no "type" field`)
-	}
-	newMsg, ok := registry[*head.Type]
+	typ, ok := peekType(data)
 	if !ok {
-		return nil, &Error{Code: CodeUnknownMessage, Message: fmt.Sprintf("unknown message type %q", clip(*head.Type))}
+		var head struct {
+			Type *string `json:"type"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, malformed("frame is not a JSON object: %v", jsonReason(err))
+		}
+		if head.Type == nil || *head.Type == "" {
+			return nil, malformed(`frame has no "type" field`)
+		}
+		typ = *head.Type
+	}
+	newMsg, ok := registry[typ]
+	if !ok {
+		return nil, &Error{Code: CodeUnknownMessage, Message: fmt.Sprintf("unknown message type %q", clip(typ))}
 	}
 	ptr := newMsg()
 	if err := json.Unmarshal(data, ptr); err != nil {
-		return nil, malformed("bad %s frame: %v", *head.Type, jsonReason(err))
+		return nil, malformed("bad %s frame: %v", typ, jsonReason(err))
 	}
 	m := deref(ptr)
 	if err := validate(m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// peekType reads the type of a frame that starts the way Encode writes one,
+// {"type":"name", so most frames are parsed once rather than twice. Any
+// other layout falls back to a full parse.
+func peekType(data []byte) (string, bool) {
+	const prefix = `{"type":"`
+	if len(data) < len(prefix) || string(data[:len(prefix)]) != prefix {
+		return "", false
+	}
+	rest := data[len(prefix):]
+	for i, c := range rest {
+		switch {
+		case c == '"':
+			if i == 0 || i+1 >= len(rest) || (rest[i+1] != ',' && rest[i+1] != '}') {
+				return "", false
+			}
+			return string(rest[:i]), true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 var registry = map[string]func() any{

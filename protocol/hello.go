@@ -1,11 +1,22 @@
 package protocol
 
-import (
-	"fmt"
-	"regexp"
-)
+import "fmt"
 
-var instanceIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// validInstanceID accepts 1-128 letters, digits and ._:- (a hand-written
+// check: a regexp here would cost every process start).
+func validInstanceID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateHello checks a plugin hello and returns the negotiated protocol
 // version, or a *Error fit for a Reject frame.
@@ -16,7 +27,7 @@ func ValidateHello(h Hello) (int, *Error) {
 			"studio-bridge host speaks protocol version(s) %v but the plugin offered %v; update the plugin with `studio-bridge install-plugin` (or update studio-bridge)",
 			SupportedVersions, h.ProtocolVersions)
 	}
-	if !instanceIDPattern.MatchString(h.InstanceID) {
+	if !validInstanceID(h.InstanceID) {
 		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
 	}
 	switch h.Context {

@@ -236,13 +236,11 @@ func (p *Plugin) loop() {
 		if p.cfg.NoReconnect || p.ctx.Err() != nil {
 			return
 		}
-		delay := p.cfg.RetryDelays[min(attempt, len(p.cfg.RetryDelays)-1)]
 		if err == nil {
 			attempt = 0 // a session that was welcomed restarts the schedule
-			delay = p.cfg.RetryDelays[0]
-		} else {
-			attempt++
 		}
+		delay := p.cfg.RetryDelays[min(attempt, len(p.cfg.RetryDelays)-1)]
+		attempt++
 		select {
 		case <-time.After(delay):
 		case <-p.ctx.Done():
