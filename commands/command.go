@@ -67,6 +67,9 @@ type Env struct {
 	// Timeout is the action timeout: the user's override, else the
 	// Definition's.
 	Timeout time.Duration
+	// Status, when set, shows what a long wait is waiting for ("capturing…");
+	// a terminal shows it on one transient line, others ignore it.
+	Status func(string)
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
@@ -78,6 +81,12 @@ type Line struct {
 	Body      string  `json:"body"`
 	Timestamp float64 `json:"timestamp,omitempty"`
 	Seq       int64   `json:"seq,omitempty"`
+}
+
+func (env *Env) status(s string) {
+	if env.Status != nil {
+		env.Status(s)
+	}
 }
 
 func (env *Env) emit(l Line) {

@@ -61,6 +61,7 @@ var Screenshot = &Definition{
 	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
 		args := a.(*ScreenshotArgs)
 		var shot screenshotPayload
+		env.status("capturing the Studio viewport…")
 		if err := action(ctx, env, "screenshot", struct{}{}, &shot, nil); err != nil {
 			return nil, err
 		}

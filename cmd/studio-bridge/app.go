@@ -57,7 +57,7 @@ func newApp(stdio IO, notFound *error) *cli.App {
 	for _, d := range commands.All {
 		app.Commands = append(app.Commands, cliCommand(d, stdio))
 	}
-	app.Commands = append(app.Commands, terminalCommand(stdio), mcpCommand(stdio))
+	app.Commands = append(app.Commands, terminalCommand(stdio), mcpCommand(stdio), completionCommand(stdio))
 	return app
 }
 
@@ -175,8 +175,11 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	defer b.Close()
 
 	asJSON := global(c, "json").Bool("json")
+	status, clearStatus := statusLine(stdio.Err)
+	defer clearStatus()
+	write := lineWriter(stdio, asJSON)
 	env := &commands.Env{Command: d, Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
-		Output: lineWriter(stdio, asJSON)}
+		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
 	if t := global(c, "timeout").Duration("timeout"); t > 0 {
 		env.Timeout = t
 	}
@@ -185,11 +188,17 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return usageErr{err}
 		}
-		if env.Session, err = resolveWaiting(ctx, b, target, c.Duration("wait")); err != nil {
+		if c.Duration("wait") > 0 {
+			status("waiting for a Studio session…")
+		}
+		env.Session, err = resolveWaiting(ctx, b, target, c.Duration("wait"))
+		clearStatus()
+		if err != nil {
 			return err
 		}
 	}
 	res, err := d.Run(ctx, env, args)
+	clearStatus()
 	if err != nil {
 		return err
 	}
@@ -217,7 +226,7 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 			return nil
 		}
 		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(res.Data)
 	}
 	_, err := io.WriteString(w, res.Text)

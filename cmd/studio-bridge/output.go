@@ -55,3 +55,28 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// statusLine shows transient progress on a terminal's stderr, one line
+// rewritten in place; clear removes it. Elsewhere both do nothing.
+func statusLine(w io.Writer) (show func(string), clear func()) {
+	if !isTerminal(w) {
+		return func(string) {}, func() {}
+	}
+	var mu sync.Mutex
+	shown := false
+	show = func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "\r\x1b[K\x1b[2m%s\x1b[0m", s)
+		shown = true
+	}
+	clear = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if shown {
+			fmt.Fprint(w, "\r\x1b[K")
+			shown = false
+		}
+	}
+	return show, clear
+}
