@@ -1,0 +1,197 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/benchutil"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+// Performance targets (docs/performance.md): an action round trip from a
+// client through the host to a plugin and back takes p50 < 0.5 ms and
+// p99 < 2 ms on loopback; listing 1,000 sessions as JSON takes < 10 ms.
+//
+// Run with:
+//
+//	go test -run '^$' -bench . -benchtime 2000x ./bridge/
+
+// benchStateReply is what a plugin answers to "state": a small, typical
+// payload.
+var benchStateReply = json.RawMessage(`{"state":"Edit","placeName":"Benchmark Place","placeId":1818,"gameId":2020}`)
+
+func benchHandler(action string, _ json.RawMessage) fakeplugin.Reply {
+	return fakeplugin.Reply{Payload: benchStateReply}
+}
+
+// benchCalls times b.N sequential calls of "state" through c and reports
+// their p50, p99 and max.
+func benchCalls(b *testing.B, c Conn, sid string) {
+	b.Helper()
+	ctx := context.Background()
+	for range 200 { // warm up connections, buffers and the scheduler
+		if _, err := c.Call(ctx, sid, "state", nil, CallOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	samples := benchutil.NewSamples(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		out, err := c.Call(ctx, sid, "state", nil, CallOptions{})
+		samples.Add(time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(out) != len(benchStateReply) {
+			b.Fatalf("unexpected reply %s", out)
+		}
+	}
+	b.StopTimer()
+	samples.Report(b, "")
+}
+
+// BenchmarkCallHost: the caller is the host process itself (host → plugin →
+// host), over a real loopback WebSocket to the fake plugin.
+func BenchmarkCallHost(b *testing.B) {
+	port := freePort(b)
+	host := connect(b, port)
+	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	benchCalls(b, host, sid)
+}
+
+// BenchmarkCallClient: the caller is a joined client (client → host → plugin
+// → host → client). All three run in this process but talk over real
+// loopback sockets, so the figure is the protocol's cost without process
+// scheduling across address spaces (see test/bench for that).
+func BenchmarkCallClient(b *testing.B) {
+	port := freePort(b)
+	connect(b, port)
+	client := connect(b, port)
+	if client.Role() != RoleClient {
+		b.Fatalf("second bridge is %s, want client", client.Role())
+	}
+	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	benchCalls(b, client, sid)
+}
+
+// BenchmarkCallClientParallel: several goroutines of one joined client call
+// concurrently (the shape of an MCP server serving parallel tool calls). The
+// latency percentiles are per call under that load.
+func BenchmarkCallClientParallel(b *testing.B) {
+	port := freePort(b)
+	connect(b, port)
+	client := connect(b, port)
+	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	ctx := context.Background()
+	var mu sync.Mutex
+	all := benchutil.NewSamples(b.N)
+	b.ReportAllocs()
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		local := benchutil.NewSamples(1024)
+		for pb.Next() {
+			t0 := time.Now()
+			_, err := client.Call(ctx, sid, "state", nil, CallOptions{})
+			local.Add(time.Since(t0))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, d := range local.Durations() {
+			all.Add(d)
+		}
+	})
+	b.StopTimer()
+	all.Report(b, "")
+}
+
+// startPlugins registers n fake plugin sessions, each its own Studio
+// instance, connecting them concurrently.
+func startPlugins(b *testing.B, port, n int) {
+	b.Helper()
+	plugins := make([]*fakeplugin.Plugin, n)
+	for i := range plugins {
+		plugins[i] = fakeplugin.Start(fakeplugin.Config{
+			Port: port, InstanceID: fmt.Sprintf("studio-%04d", i), PlaceName: fmt.Sprintf("Place %d", i),
+			PlaceID: int64(1000 + i), GameID: int64(2000 + i), Capabilities: []string{"exec", "query", "logs", "screenshot"},
+			Handler: benchHandler, RetryDelays: []time.Duration{50 * time.Millisecond},
+		})
+	}
+	b.Cleanup(func() {
+		var wg sync.WaitGroup
+		for _, p := range plugins {
+			wg.Go(p.Close)
+		}
+		wg.Wait()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, p := range plugins {
+		if _, err := p.WaitWelcome(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSessionsJSON: with 1,000 registered sessions, a joined client
+// lists them (Sessions) and JSON-encodes the list as `sessions --json` does.
+// The host is older than ResolveGrace, so Sessions answers from the mirror
+// without waiting for late plugins.
+func BenchmarkSessionsJSON(b *testing.B) {
+	const n = 1000
+	port := freePort(b)
+	started := time.Now()
+	connect(b, port)
+	client := connect(b, port)
+	startPlugins(b, port, n)
+	waitSessions(b, client, n)
+	time.Sleep(time.Until(started.Add(ResolveGrace + 100*time.Millisecond)))
+
+	ctx := context.Background()
+	var buf bytes.Buffer
+	list := benchutil.NewSamples(b.N)
+	total := benchutil.NewSamples(b.N)
+	run := func() {
+		t0 := time.Now()
+		s, err := client.Sessions(ctx)
+		t1 := time.Now()
+		if err != nil || len(s) != n {
+			b.Fatalf("sessions: %d, %v", len(s), err)
+		}
+		buf.Reset()
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ") // as `sessions --json` prints
+		if err := enc.Encode(struct {
+			Sessions []protocol.SessionInfo `json:"sessions"`
+		}{s}); err != nil {
+			b.Fatal(err)
+		}
+		list.Add(t1.Sub(t0))
+		total.Add(time.Since(t0))
+	}
+	for range 20 { // warm up
+		run()
+	}
+	list, total = benchutil.NewSamples(b.N), benchutil.NewSamples(b.N)
+	b.ReportAllocs()
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for range b.N {
+		run()
+	}
+	b.StopTimer()
+	total.Report(b, "")
+	list.Report(b, "Sessions")
+}
