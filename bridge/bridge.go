@@ -245,6 +245,14 @@ func (b *Bridge) establish(ctx context.Context) (backend, error) {
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
 		}
+		// Most often a host is there: join it straight away, and only if
+		// that fails ask /health who holds the port.
+		jctx, cancel := context.WithTimeout(ctx, time.Second)
+		l, err := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		cancel()
+		if err == nil {
+			return l, nil
+		}
 		health, err := probeHealth(ctx, b.addr)
 		switch {
 		case err == nil && health.Status == "ok":

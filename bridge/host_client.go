@@ -44,17 +44,22 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
 
 	h.mu.Lock()
-	sessions, _ := h.hub.snapshot()
-	_ = cc.send(protocol.ClientWelcome{
-		ProtocolVersion:     version,
-		ClientID:            cc.id,
-		HostVersion:         h.cfg.Version,
-		HostStartedAt:       h.started.UnixMilli(),
-		HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
-		Sessions:            sessions,
-	})
+	sessions, err := h.hub.encodedSessions()
+	if err == nil {
+		err = cc.send(clientWelcomeWire{
+			ProtocolVersion:     version,
+			ClientID:            cc.id,
+			HostVersion:         h.cfg.Version,
+			HostStartedAt:       h.started.UnixMilli(),
+			HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
+			Sessions:            sessions,
+		})
+	}
 	h.clients[cc.id] = cc
 	h.mu.Unlock()
+	if err != nil {
+		cc.log.Error("welcome a client", "err", err)
+	}
 	cc.log.Debug("client joined")
 
 	err = cc.run(h.ctx, func(m protocol.Message) { h.handleClient(cc, m) })
@@ -75,6 +80,19 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc.mu.Unlock()
 	cc.log.Debug("client left", "reason", err)
 }
+
+// clientWelcomeWire is protocol.ClientWelcome with the session list already
+// encoded (the hub encodes it once per change, not once per joining client).
+type clientWelcomeWire struct {
+	ProtocolVersion     int             `json:"protocolVersion"`
+	ClientID            string          `json:"clientId"`
+	HostVersion         string          `json:"hostVersion"`
+	HostStartedAt       int64           `json:"hostStartedAt"`
+	HeartbeatIntervalMs int             `json:"heartbeatIntervalMs"`
+	Sessions            json.RawMessage `json:"sessions"`
+}
+
+func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
 func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
 	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 
@@ -24,6 +25,7 @@ type hub struct {
 	mu       sync.Mutex
 	sessions map[string]protocol.SessionInfo
 	sorted   []protocol.SessionInfo // display order; nil when stale
+	encoded  []byte                 // JSON of sorted; nil when stale
 	changed  chan struct{}          // closed and replaced on every change
 	watchers map[chan SessionEvent]struct{}
 	events   map[string]map[chan protocol.Event]struct{}
@@ -59,7 +61,7 @@ func (h *hub) applyLocked(kind string, s protocol.SessionInfo) {
 		}
 		h.sessions[s.SessionID] = s
 	}
-	h.sorted = nil
+	h.sorted, h.encoded = nil, nil
 	close(h.changed)
 	h.changed = make(chan struct{})
 	ev := SessionEvent{Kind: kind, Session: s}
@@ -101,6 +103,25 @@ func sameSession(a, b protocol.SessionInfo) bool {
 func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.sortedLocked(), h.changed
+}
+
+// encodedSessions returns the session list as JSON, encoded once per change:
+// every joining client receives it.
+func (h *hub) encodedSessions() (json.RawMessage, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.encoded == nil {
+		raw, err := json.Marshal(h.sortedLocked())
+		if err != nil {
+			return nil, err
+		}
+		h.encoded = raw
+	}
+	return h.encoded, nil
+}
+
+func (h *hub) sortedLocked() []protocol.SessionInfo {
 	if h.sorted == nil {
 		out := make([]protocol.SessionInfo, 0, len(h.sessions))
 		for _, s := range h.sessions {
@@ -112,7 +133,7 @@ func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 		}
 	}
 	// Callers may keep the slice; it is never modified, only replaced.
-	return h.sorted, h.changed
+	return h.sorted
 }
 
 func (h *hub) get(id string) (protocol.SessionInfo, bool) {

@@ -100,6 +100,9 @@ func (env *Env) emit(l Line) {
 type Result struct {
 	Data any
 	Text string
+	// Render builds Text when it is costly and only people read it (a
+	// thousand-row table under --json is wasted work).
+	Render func() string
 	// Image is a PNG (screenshot): MCP returns it as an image block.
 	Image []byte
 	// Unavailable, when set, says there was nothing to act on (no sessions):
@@ -108,6 +111,14 @@ type Result struct {
 	// Failure, when set, reports a failure in Studio (a script error): a
 	// normal result for MCP, a message on stderr and exit code 1 for the CLI.
 	Failure string
+}
+
+// People returns the text for people.
+func (r *Result) People() string {
+	if r.Text == "" && r.Render != nil {
+		return r.Render()
+	}
+	return r.Text
 }
 
 // All is the registry, in help order.

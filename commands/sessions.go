@@ -42,9 +42,9 @@ var Sessions = &Definition{
 		for _, s := range list {
 			data.Sessions = append(data.Sessions, SessionView{SessionInfo: s, UptimeMs: now.Sub(s.ConnectedAt).Milliseconds()})
 		}
-		res := &Result{Data: data, Text: RenderSessions(list, now)}
+		res := &Result{Data: data, Render: func() string { return RenderSessions(list, now) }}
 		if len(list) == 0 {
-			res.Text, res.Unavailable = "", NoSessionsHint
+			res.Render, res.Unavailable = nil, NoSessionsHint
 		}
 		return res, nil
 	},

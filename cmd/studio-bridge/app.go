@@ -229,7 +229,7 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res.Data)
 	}
-	_, err := io.WriteString(w, res.Text)
+	_, err := io.WriteString(w, res.People())
 	return err
 }
 

@@ -250,9 +250,7 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 		r.printError(err)
 		return
 	}
-	if res.Text != "" {
-		fmt.Fprint(r.out, res.Text)
-	}
+	fmt.Fprint(r.out, res.People())
 	if res.Unavailable != "" {
 		fmt.Fprintln(r.out, res.Unavailable)
 	}
