@@ -14,7 +14,7 @@ import (
 // stalling the connection that produced them.
 const (
 	sessionEventBuffer = 256
-	pluginEventBuffer  = 8192
+	pluginEventBuffer  = 1 << 16
 )
 
 // hub is this process's mirror of the session list and its fan-out to local

@@ -25,7 +25,7 @@ type peer struct {
 
 	qmu     sync.Mutex
 	queue   []frame       // frames waiting for the writer (guarded by qmu)
-	writing int           // frames the writer has taken but not yet written
+	queued  int           // bytes queued or taken by the writer and not yet written
 	wake    chan struct{} // capacity 1: the queue became non-empty
 
 	closed   chan struct{}
@@ -78,23 +78,24 @@ func (p *peer) sendEncoded(data []byte) error {
 	default:
 	}
 	if !p.enqueue(frame{data: data}) {
-		p.log.Warn("closing peer: outgoing queue full", "queued", protocol.PeerQueueLen)
+		p.log.Warn("closing peer: outgoing queue full", "limitBytes", protocol.PeerQueueBytes)
 		p.shut(protocol.CloseSlowPeer, "too slow: outgoing queue full")
 		return errPeerClosed
 	}
 	return nil
 }
 
-// enqueue appends f unless PeerQueueLen frames are already waiting or being
-// written. The queue's memory follows what is queued, not the bound, so an
-// idle peer costs little.
+// enqueue appends f unless PeerQueueBytes are already waiting. The queue's
+// memory follows what is queued, not the bound, so an idle peer costs little
+// and a burst (a log flood to a follower) has room.
 func (p *peer) enqueue(f frame) bool {
 	p.qmu.Lock()
-	if len(p.queue)+p.writing >= protocol.PeerQueueLen {
+	if p.queued > 0 && p.queued+len(f.data) > protocol.PeerQueueBytes {
 		p.qmu.Unlock()
 		return false
 	}
 	p.queue = append(p.queue, f)
+	p.queued += len(f.data)
 	p.qmu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -178,7 +179,6 @@ func (p *peer) writeLoop(ctx context.Context) error {
 		p.qmu.Lock()
 		batch := p.queue
 		p.queue = nil
-		p.writing = len(batch)
 		p.qmu.Unlock()
 		for _, f := range batch {
 			if f.close != 0 {
@@ -193,7 +193,7 @@ func (p *peer) writeLoop(ctx context.Context) error {
 				return fmt.Errorf("write: %w", err)
 			}
 			p.qmu.Lock()
-			p.writing--
+			p.queued -= len(f.data)
 			p.qmu.Unlock()
 		}
 	}

@@ -147,6 +147,11 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 			if l.Seq != 0 && l.Seq <= last {
 				continue
 			}
+			if last != 0 && l.Seq > last+1 {
+				// Lines fell out of a buffer on the way (a reader far too
+				// slow, or the plugin's ring buffer wrapping): say so.
+				env.emit(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1)})
+			}
 			if l.Seq > last {
 				last = l.Seq
 			}

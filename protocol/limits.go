@@ -34,9 +34,10 @@ const (
 	HandshakeTimeout = 10 * time.Second
 	// WriteTimeout bounds one frame write.
 	WriteTimeout = 5 * time.Second
-	// PeerQueueLen bounds the frames waiting to be written to one peer; a
-	// peer that lets it fill is closed as too slow.
-	PeerQueueLen = 1024
+	// PeerQueueBytes bounds the bytes waiting to be written to one peer; a
+	// peer that lets it fill is closed as too slow. A single larger frame is
+	// still sent when nothing else waits.
+	PeerQueueBytes = 16 << 20
 )
 
 // WebSocket close status codes the host uses, besides the standard ones

@@ -177,7 +177,8 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	asJSON := global(c, "json").Bool("json")
 	status, clearStatus := statusLine(stdio.Err)
 	defer clearStatus()
-	write := lineWriter(stdio, asJSON)
+	write, flush := lineWriter(stdio, asJSON)
+	defer flush()
 	env := &commands.Env{Command: d, Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
 		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
 	if t := global(c, "timeout").Duration("timeout"); t > 0 {
@@ -199,6 +200,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	}
 	res, err := d.Run(ctx, env, args)
 	clearStatus()
+	flush() // streamed output comes before the result and any error
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/commands"
 )
@@ -17,12 +19,16 @@ func (f failure) Error() string { return string(f) }
 
 // lineWriter prints streamed lines as they arrive: print output on stdout,
 // warnings and errors on stderr (coloured on a terminal); with --json, every
-// line is one JSON object on stdout.
-func lineWriter(stdio IO, asJSON bool) func(commands.Line) {
-	var mu sync.Mutex
-	enc := json.NewEncoder(stdio.Out)
+// line is one JSON object on stdout. Stdout is buffered and flushed once the
+// stream pauses (or before anything goes to stderr), so a flood of lines
+// costs few writes; flush must be called when the stream ends.
+func lineWriter(stdio IO, asJSON bool) (write func(commands.Line), flush func()) {
+	out := newLazyFlusher(stdio.Out)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
 	colour := isTerminal(stdio.Err)
-	return func(l commands.Line) {
+	var mu sync.Mutex
+	write = func(l commands.Line) {
 		mu.Lock()
 		defer mu.Unlock()
 		if asJSON {
@@ -31,6 +37,7 @@ func lineWriter(stdio IO, asJSON bool) func(commands.Line) {
 		}
 		switch l.Level {
 		case "Warning", "Error":
+			out.Flush()
 			text := commands.RenderLine(l)
 			if colour {
 				code := "33"
@@ -41,9 +48,44 @@ func lineWriter(stdio IO, asJSON bool) func(commands.Line) {
 			}
 			_, _ = io.WriteString(stdio.Err, text)
 		default:
-			_, _ = io.WriteString(stdio.Out, commands.RenderLine(l))
+			_, _ = io.WriteString(out, commands.RenderLine(l))
 		}
 	}
+	return write, out.Flush
+}
+
+// lazyFlusher buffers writes and flushes them shortly after the last one,
+// or when the buffer fills.
+type lazyFlusher struct {
+	mu    sync.Mutex
+	w     *bufio.Writer
+	timer *time.Timer
+}
+
+// flushDelay is how long a pause in streamed output waits before it shows.
+const flushDelay = 2 * time.Millisecond
+
+func newLazyFlusher(w io.Writer) *lazyFlusher {
+	f := &lazyFlusher{w: bufio.NewWriterSize(w, 64<<10)}
+	f.timer = time.AfterFunc(time.Hour, f.Flush)
+	f.timer.Stop()
+	return f
+}
+
+func (f *lazyFlusher) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.w.Write(p)
+	f.timer.Reset(flushDelay)
+	return n, err
+}
+
+// Flush writes out what is buffered.
+func (f *lazyFlusher) Flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.timer.Stop()
+	_ = f.w.Flush()
 }
 
 // isTerminal reports whether w is a character device (a terminal).

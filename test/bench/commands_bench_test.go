@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/benchutil"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+// bareBinary builds a Go program that does nothing: the floor for process
+// start-up on this machine.
+func bareBinary(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bare")
+	cmd := exec.Command("go", "build", "-o", bin, src)
+	cmd.Env = append(os.Environ(), "GO111MODULE=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build bare binary: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func timeRuns(b *testing.B, n int, name string, args ...string) []time.Duration {
+	b.Helper()
+	var out []time.Duration
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(name, args...)
+		cmd.Env = childEnv()
+		start := time.Now()
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, msg)
+		}
+		out = append(out, time.Since(start))
+	}
+	return out
+}
+
+// BenchmarkColdExec: `studio-bridge exec 'print(1)'` as a whole process
+// against a running host and a fake plugin, next to a Go binary that does
+// nothing. Targets: median under 25 ms, within 3x of the bare binary.
+func BenchmarkColdExec(b *testing.B) {
+	port := freePort(b)
+	startServe(b, port)
+	waitHealth(b, port, 10*time.Second, "host up", func(bridge.Health) bool { return true })
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio})
+	b.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.WaitWelcome(ctx); err != nil {
+		b.Fatal(err)
+	}
+	bin, bare := binary(b), bareBinary(b)
+	timeRuns(b, 3, bin, "--port", strconv.Itoa(port), "exec", "print(1)") // warm the page cache
+	const runs = 31
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		execT := timeRuns(b, runs, bin, "--port", strconv.Itoa(port), "exec", "print(1)")
+		bareT := timeRuns(b, runs, bare)
+		e50, eMax, z50 := benchutil.Percentile(execT, 50), benchutil.Percentile(execT, 100), benchutil.Percentile(bareT, 50)
+		b.ReportMetric(msOf(e50), "exec-p50-ms")
+		b.ReportMetric(msOf(eMax), "exec-max-ms")
+		b.ReportMetric(msOf(z50), "bare-p50-ms")
+		b.ReportMetric(float64(e50)/float64(z50), "exec/bare")
+	}
+}
+
+// BenchmarkFollowThroughput: a plugin floods log lines; `studio-bridge logs
+// --follow --json` (a client process) prints them. Reports lines per second
+// end to end and checks that every line arrived, in order.
+func BenchmarkFollowThroughput(b *testing.B) {
+	const lines = 200_000
+	port := freePort(b)
+	startServe(b, port)
+	waitHealth(b, port, 10*time.Second, "host up", func(bridge.Health) bool { return true })
+	var plugin atomic.Pointer[fakeplugin.Plugin]
+	flood := func() {
+		p := plugin.Load()
+		for i := 1; i <= lines; i++ {
+			payload := fmt.Sprintf(`{"level":"Print","body":"line %d","timestamp":%d}`, i, i)
+			if err := p.Send(protocol.Event{Event: "log", Seq: int64(i), Payload: json.RawMessage(payload)}); err != nil {
+				return
+			}
+		}
+	}
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+		switch action {
+		case "subscribe":
+			go flood()
+			return fakeplugin.Reply{Payload: map[string]any{}}
+		case "logs":
+			return fakeplugin.Reply{Payload: map[string]any{"entries": []any{}, "total": 0, "bufferCapacity": 2000}}
+		}
+		return fakeplugin.Reply{Payload: map[string]any{}}
+	}})
+	plugin.Store(p)
+	b.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.WaitWelcome(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(binary(b), "--port", strconv.Itoa(port), "logs", "--follow", "--json")
+		cmd.Env = childEnv()
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd.Stderr = io.Discard
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		var first time.Time
+		got, lost := 0, 0
+		for sc.Scan() {
+			var l struct {
+				Body string `json:"body"`
+				Seq  int64  `json:"seq"`
+			}
+			if json.Unmarshal(sc.Bytes(), &l) != nil {
+				continue
+			}
+			if l.Seq == 0 {
+				lost++ // the "lines were lost" warning has no seq
+				continue
+			}
+			if got == 0 {
+				first = time.Now()
+			}
+			got++
+			if l.Seq != int64(got) {
+				b.Fatalf("line %d arrived as line %d", l.Seq, got)
+			}
+			if got == lines {
+				break
+			}
+		}
+		elapsed := time.Since(first)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if got != lines || lost > 0 {
+			b.Fatalf("received %d of %d lines (%d loss warnings)", got, lines, lost)
+		}
+		b.ReportMetric(float64(lines)/elapsed.Seconds(), "lines/s")
+		b.ReportMetric(msOf(time.Since(start)), "total-ms")
+	}
+}
