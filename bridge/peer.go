@@ -23,10 +23,10 @@ type peer struct {
 	log       *slog.Logger
 	heartbeat time.Duration
 
-	qmu     sync.Mutex
-	queue   []frame       // frames waiting for the writer (guarded by qmu)
-	queued  int           // bytes queued or taken by the writer and not yet written
-	wake    chan struct{} // capacity 1: the queue became non-empty
+	qmu    sync.Mutex
+	queue  []frame       // frames waiting for the writer (guarded by qmu)
+	queued int           // bytes queued or taken by the writer and not yet written
+	wake   chan struct{} // capacity 1: the queue became non-empty
 
 	closed   chan struct{}
 	once     sync.Once
