@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,8 +30,10 @@ func handler(conn bridge.Conn, d *commands.Definition, log *slog.Logger) sdk.Too
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
 		}
+		output, settle := progressSink(ctx, req)
+		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: d.Timeout,
-			Stdout: discard{}, Stderr: discard{}, Output: progressSink(ctx, req)}
+			Stdout: discard{}, Stderr: discard{}, Output: output}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				return errorResult(err, target), nil
@@ -207,15 +210,20 @@ func errorText(err error, t bridge.Target) string {
 }
 
 // progressSink turns streamed lines into MCP progress notifications when
-// the client asked for progress.
-func progressSink(ctx context.Context, req *sdk.CallToolRequest) func(commands.Line) {
+// the client asked for progress. settle, deferred by the handler, holds the
+// result back a moment after the last notification: the TypeScript SDK (what
+// most agents run) handles notifications a microtask after it reads them but
+// responses at once, so a result read in the same chunk as the final
+// notifications would orphan them.
+func progressSink(ctx context.Context, req *sdk.CallToolRequest) (output func(commands.Line), settle func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return nil
+		return nil, func() {}
 	}
 	var mu sync.Mutex
 	n := 0
-	return func(l commands.Line) {
+	var last time.Time
+	output = func(l commands.Line) {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
@@ -224,8 +232,22 @@ func progressSink(ctx context.Context, req *sdk.CallToolRequest) func(commands.L
 			Progress:      float64(n),
 			Message:       strings.TrimSuffix(commands.RenderLine(l), "\n"),
 		})
+		last = time.Now()
 	}
+	settle = func() {
+		mu.Lock()
+		wait := time.Until(last.Add(progressSettle))
+		mu.Unlock()
+		if wait > 0 {
+			time.Sleep(wait)
+		}
+	}
+	return output, settle
 }
+
+// progressSettle is how long a result waits after the last progress
+// notification (see progressSink).
+const progressSettle = 5 * time.Millisecond
 
 type discard struct{}
 

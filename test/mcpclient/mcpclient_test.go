@@ -1,0 +1,80 @@
+package mcpclient
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func build(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the MCP client check needs its Node packages: run `npm ci --prefix test/mcpclient` (%v)", err)
+	}
+	bin := filepath.Join(t.TempDir(), "studio-bridge")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func window(t *testing.T, port int, instance string) {
+	t.Helper()
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: instance, PlaceName: "Place", PlaceID: 7, GameID: 8,
+		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+}
+
+// runCheck runs check.mjs; every mcp process it starts is the bridge host
+// (nothing else holds the port), so plugins find it as they would a fresh one.
+func runCheck(t *testing.T, bin string, port int, transport, scenario string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "check.mjs", "--bin", bin, "--port", strconv.Itoa(port),
+		"--transport", transport, "--scenario", scenario, "--expect", "expect-fakeplugin.json")
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("check.mjs %s %s: %v", transport, scenario, err)
+	}
+	if !strings.Contains(string(out), " passed, 0 failed") {
+		t.Fatalf("check.mjs printed no summary")
+	}
+}
+
+func TestOfficialClientOneWindow(t *testing.T) {
+	bin := build(t)
+	port := freePort(t)
+	window(t, port, "A")
+	for _, transport := range []string{"stdio", "http"} {
+		runCheck(t, bin, port, transport, "single")
+	}
+}
+
+func TestOfficialClientTwoWindows(t *testing.T) {
+	bin := build(t)
+	port := freePort(t)
+	window(t, port, "A")
+	window(t, port, "B")
+	runCheck(t, bin, port, "stdio", "multi")
+}
