@@ -130,6 +130,9 @@ var All = []*Definition{
 	Query,
 	Exec,
 	Serve,
+	InstallPlugin,
+	UninstallPlugin,
+	Launch,
 	Call,
 }
 

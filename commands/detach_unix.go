@@ -1,0 +1,14 @@
+//go:build !windows
+
+package commands
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// detach starts Studio in its own process group, so a Ctrl-C in the
+// terminal that launched it does not close it.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}

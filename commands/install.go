@@ -1,0 +1,115 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// PluginFileName is the plugin's file name in Studio's plugins folder.
+const PluginFileName = "StudioBridge.rbxm"
+
+// PluginBuild is the built plugin that install-plugin writes. The binary's
+// main package sets it from the copy embedded at build time.
+var PluginBuild struct {
+	Data    []byte
+	Version string
+}
+
+// InstallArgs are install-plugin's and uninstall-plugin's arguments.
+type InstallArgs struct {
+	Dir string `json:"dir" usage:"Studio's plugins folder (default: the OS's Roblox Plugins folder)"`
+}
+
+// DefaultPluginsDir is where Studio loads local plugins from on this OS.
+func DefaultPluginsDir() (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if dir := os.Getenv("LOCALAPPDATA"); dir != "" {
+			return filepath.Join(dir, "Roblox", "Plugins"), nil
+		}
+		return "", errors.New("LOCALAPPDATA is not set; pass --dir")
+	case "darwin":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no home folder (%v); pass --dir", err)
+		}
+		return filepath.Join(home, "Documents", "Roblox", "Plugins"), nil
+	}
+	return "", fmt.Errorf("Roblox Studio does not run on %s, so there is no default plugins folder; pass --dir", runtime.GOOS)
+}
+
+func pluginsDir(args *InstallArgs) (string, error) {
+	if args.Dir != "" {
+		return args.Dir, nil
+	}
+	dir, err := DefaultPluginsDir()
+	if err != nil {
+		return "", UsageError{err}
+	}
+	return dir, nil
+}
+
+// InstallData is install-plugin's and uninstall-plugin's output.
+type InstallData struct {
+	Path    string `json:"path"`
+	Bytes   int    `json:"bytes,omitempty"`
+	Version string `json:"version,omitempty"`
+	Removed bool   `json:"removed,omitempty"`
+}
+
+// InstallPlugin writes the embedded plugin into Studio's plugins folder.
+var InstallPlugin = &Definition{
+	Name:    "install-plugin",
+	Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder.",
+	Args:    &InstallArgs{},
+	Output:  InstallData{},
+	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
+		if len(PluginBuild.Data) == 0 {
+			return nil, errors.New("this studio-bridge binary was built without the plugin; build it with `task build`")
+		}
+		dir, err := pluginsDir(a.(*InstallArgs))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create plugins folder: %w", err)
+		}
+		path := filepath.Join(dir, PluginFileName)
+		if err := writeFileAtomic(path, PluginBuild.Data); err != nil {
+			return nil, err
+		}
+		data := InstallData{Path: path, Bytes: len(PluginBuild.Data), Version: PluginBuild.Version}
+		text := fmt.Sprintf("Installed the studio-bridge plugin %s to %s (%d bytes).\n"+
+			"Restart Studio, or reload plugins (Plugins tab → Manage Plugins), to load it.\n", data.Version, path, data.Bytes)
+		return &Result{Data: data, Text: text}, nil
+	},
+}
+
+// UninstallPlugin removes the plugin from Studio's plugins folder.
+var UninstallPlugin = &Definition{
+	Name:    "uninstall-plugin",
+	Summary: "Remove the studio-bridge Studio plugin from Studio's plugins folder.",
+	Args:    &InstallArgs{},
+	Output:  InstallData{},
+	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
+		dir, err := pluginsDir(a.(*InstallArgs))
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, PluginFileName)
+		err = os.Remove(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return &Result{Data: InstallData{Path: path}, Text: fmt.Sprintf("The studio-bridge plugin is not installed at %s; nothing to do.\n", path)}, nil
+		case err != nil:
+			return nil, fmt.Errorf("remove %s: %w", path, err)
+		}
+		return &Result{Data: InstallData{Path: path, Removed: true},
+			Text: fmt.Sprintf("Removed %s. Restart Studio, or reload plugins, to unload it.\n", path)}, nil
+	},
+}

@@ -1,0 +1,35 @@
+// Command fakestudio stands in for the Roblox Studio executable in tests of
+// `studio-bridge launch`: it runs one fake plugin session (edit context) for
+// the place named by its argument, on the port in STUDIO_BRIDGE_PORT, until
+// it is killed.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+func main() {
+	port, err := strconv.Atoi(os.Getenv("STUDIO_BRIDGE_PORT"))
+	if err != nil {
+		os.Stderr.WriteString("fakestudio: STUDIO_BRIDGE_PORT must be set\n")
+		os.Exit(2)
+	}
+	place := "Baseplate"
+	if len(os.Args) > 1 {
+		place = strings.TrimSuffix(filepath.Base(os.Args[1]), filepath.Ext(os.Args[1]))
+	}
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "fakestudio-" + strconv.Itoa(os.Getpid()),
+		PlaceName: place, Handler: fakeplugin.Studio, RetryDelays: []time.Duration{100 * time.Millisecond}})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
+	p.Close()
+}
