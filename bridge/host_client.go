@@ -97,7 +97,11 @@ func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
 	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)
 	defer cancel()
-	_, data, err := c.Read(ctx)
+	typ, data, err := c.Read(ctx)
+	if err == nil && typ != websocket.MessageText {
+		reject(c, protocol.CodeInvalidHello, "the hello must be a JSON text frame, not a binary one")
+		return 0, false
+	}
 	if err != nil {
 		_ = c.CloseNow()
 		return 0, false

@@ -130,7 +130,11 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)
 	defer cancel()
-	_, data, err := c.Read(ctx)
+	typ, data, err := c.Read(ctx)
+	if err == nil && typ != websocket.MessageText {
+		reject(c, protocol.CodeInvalidHello, "the hello must be a JSON text frame, not a binary one")
+		return protocol.Hello{}, 0, false
+	}
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			_ = c.Close(websocket.StatusPolicyViolation, "no hello within 10s")

@@ -137,7 +137,11 @@ func (p *peer) run(ctx context.Context, handle func(protocol.Message)) error {
 		case <-p.closed:
 		case <-gctx.Done():
 			if ctx.Err() != nil {
+				// The owner is going away at once (a kill, or a shutdown
+				// that ran out of time): no close handshake.
 				p.shut(websocket.StatusGoingAway, "shutting down")
+				_ = p.conn.CloseNow()
+				return nil
 			}
 			p.shut(websocket.StatusNormalClosure, "")
 		}
@@ -181,6 +185,11 @@ func (p *peer) writeLoop(ctx context.Context) error {
 		p.queue = nil
 		p.qmu.Unlock()
 		for _, f := range batch {
+			select {
+			case <-p.closed:
+				return nil // closed meanwhile (too slow, or shut down): drop the rest
+			default:
+			}
 			if f.close != 0 {
 				p.shut(f.close, f.reason)
 				return nil

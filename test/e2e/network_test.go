@@ -1,0 +1,507 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// TestTopologyAndCalls runs one host, two standby clients and four plugin
+// sessions (instance A in Edit; instance B in Play with edit, server and
+// client), then checks every viewpoint lists all four sessions and that
+// actions from client processes reach the right plugin.
+func TestTopologyAndCalls(t *testing.T) {
+	port := freePort(t)
+	p := strconv.Itoa(port)
+	host := serve(t, "host", port, true)
+	standby1 := serve(t, "standby-1", port, false)
+	standby2 := serve(t, "standby-2", port, false)
+	for _, s := range []*proc{standby1, standby2} {
+		if !strings.Contains(s.stderr.String(), "already running") {
+			t.Errorf("%s does not say a host already runs:\n%s", s.name, s.stderr.String())
+		}
+	}
+	ps := studio(t, port)
+
+	t.Run("host health", func(t *testing.T) {
+		h, err := health(port)
+		if err != nil || h.PID != host.pid() || h.Sessions != 4 || h.Clients != 2 || h.Service != protocol.ServiceName {
+			t.Fatalf("/health: %+v, %v (host pid %d)", h, err, host.pid())
+		}
+	})
+
+	t.Run("sessions --json from a new process", func(t *testing.T) {
+		list := sessionsJSON(t, "--port", p)
+		if why := sessionsMatch(infos(list), ps); why != "" {
+			t.Fatal(why)
+		}
+		for _, s := range list {
+			if s.PluginVersion != "0.1.0-dev" || !s.HasCapability("exec") || s.ConnectedAt.IsZero() || s.UptimeMs < 0 {
+				t.Errorf("session details: %+v", s)
+			}
+		}
+		if h, _ := health(port); h.PID != host.pid() {
+			t.Fatalf("the sessions process took over the host: /health %+v", h)
+		}
+	})
+
+	t.Run("sessions table", func(t *testing.T) {
+		r := run(t, 15*time.Second, nil, "sessions", "--port", p)
+		if r.code != 0 {
+			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		}
+		for _, want := range append([]string{"INSTANCE", "CONTEXT", "Place A (1000)", "Play", "server", "client"}, ids(ps)...) {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("table lacks %q:\n%s", want, r.stdout)
+			}
+		}
+	})
+
+	t.Run("the test process via bridge.Connect", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.1.0-dev"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		if b.Role() != bridge.RoleClient {
+			t.Fatalf("role %s, want client", b.Role())
+		}
+		list, err := b.Sessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := sessionsMatch(list, ps); why != "" {
+			t.Fatal(why)
+		}
+		out, err := b.Call(ctx, byName(ps, "B/client").id, "echo", json.RawMessage(`{"via":"Connect"}`), bridge.CallOptions{})
+		if err != nil || !sameJSON(string(out), `{"from":"B/client","echo":{"via":"Connect"}}`) {
+			t.Fatalf("call: %s, %v", out, err)
+		}
+	})
+
+	t.Run("call --session reaches that plugin", func(t *testing.T) {
+		for _, pl := range ps {
+			r := run(t, 15*time.Second, nil, "call", "--port", p, "--session", pl.id, "echo", `{"x":1}`)
+			if r.code != 0 {
+				t.Fatalf("call to %s exited %d:\n%s", pl.name, r.code, r.stderr)
+			}
+			if want := `{"from":"` + pl.name + `","echo":{"x":1}}`; !sameJSON(r.stdout, want) {
+				t.Fatalf("call to %s printed %q, want %s", pl.name, r.stdout, want)
+			}
+		}
+		// Flags after the positionals work too.
+		pl := byName(ps, "A/edit")
+		r := run(t, 15*time.Second, nil, "call", "echo", `{"y":2}`, "--session", pl.id, "--port", p)
+		if r.code != 0 || !sameJSON(r.stdout, `{"from":"A/edit","echo":{"y":2}}`) {
+			t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("progress streams before the result", func(t *testing.T) {
+		pl := byName(ps, "B/server")
+		c := start(t, "call progress", nil, "call", "--port", p, "--session", pl.id, "progress")
+		// The plugin pauses 700 ms after its progress lines: they must be on
+		// stdout while the call is still running.
+		waitFor(t, 10*time.Second, "progress lines on stdout", func() bool {
+			return strings.Contains(c.stdout.String(), `"line 2"`)
+		})
+		if !c.running() || strings.Contains(c.stdout.String(), "success") {
+			t.Fatalf("progress was not streamed ahead of the result: running %v, stdout %q", c.running(), c.stdout.String())
+		}
+		if code := c.wait(t, 10*time.Second); code != 0 {
+			t.Fatalf("exit %d:\n%s", code, c.stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(c.stdout.String()), "\n")
+		if len(lines) != 3 || lines[0] != `"line 1"` || lines[1] != `"line 2"` || !sameJSON(lines[2], `{"from":"B/server","success":true}`) {
+			t.Fatalf("stdout:\n%s", c.stdout.String())
+		}
+	})
+
+	t.Run("resolver errors exit 3", func(t *testing.T) {
+		for _, args := range [][]string{{"echo"}, {"echo", "--context", "server"}} {
+			r := run(t, 15*time.Second, nil, append([]string{"call", "--port", p}, args...)...)
+			if r.code != 3 {
+				t.Fatalf("call %v: exit %d, want 3:\n%s", args, r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "Multiple Studio instances connected. Specify a sessionId.") {
+				t.Fatalf("call %v: stderr:\n%s", args, r.stderr)
+			}
+			for _, want := range append([]string{"INSTANCE", "--session"}, ids(ps)...) {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("call %v: session table on stderr lacks %q:\n%s", args, want, r.stderr)
+				}
+			}
+			if r.stdout != "" {
+				t.Errorf("call %v: stdout %q", args, r.stdout)
+			}
+		}
+		for _, id := range []string{"nope", "3f2c7a52-0000-4000-8000-000000000000"} {
+			r := run(t, 15*time.Second, nil, "call", "--port", p, "--session", id, "echo")
+			if r.code != 3 || !strings.Contains(r.stderr, "Session not found: "+id) {
+				t.Fatalf("unknown session %s: exit %d, stderr:\n%s", id, r.code, r.stderr)
+			}
+		}
+	})
+
+	// Last: with instance A gone, B is the only instance and --context picks
+	// its DataModel.
+	t.Run("context routes within one instance", func(t *testing.T) {
+		byName(ps, "A/edit").Close()
+		waitFor(t, 5*time.Second, "A to disconnect", func() bool {
+			h, err := health(port)
+			return err == nil && h.Sessions == 3
+		})
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--context", "server"}, "B/server"},
+			{[]string{"--context", "client"}, "B/client"},
+			{[]string{"--context", "edit"}, "B/edit"},
+			{nil, "B/edit"}, // call is read-only: edit by default in Play mode
+		} {
+			r := run(t, 15*time.Second, nil, append([]string{"call", "--port", p, "echo", `{"z":3}`}, tt.args...)...)
+			if r.code != 0 || !sameJSON(r.stdout, `{"from":"`+tt.want+`","echo":{"z":3}}`) {
+				t.Fatalf("call %v: exit %d, stdout %q, stderr:\n%s", tt.args, r.code, r.stdout, r.stderr)
+			}
+		}
+	})
+}
+
+// TestKill9Failover kills the host with SIGKILL: a standby must be serving
+// every plugin again, under the same session ids, within 2 s.
+func TestKill9Failover(t *testing.T) {
+	port := freePort(t)
+	host := serve(t, "host", port, true)
+	standby1 := serve(t, "standby-1", port, false)
+	standby2 := serve(t, "standby-2", port, false)
+	ps := studio(t, port)
+	waitFor(t, 5*time.Second, "2 clients and 4 sessions on the host", func() bool {
+		h, err := health(port)
+		return err == nil && h.Sessions == 4 && h.Clients == 2
+	})
+
+	killed := host.kill9(t)
+	var newHost *proc
+	var hostAt, servedAt time.Duration
+	waitFor(t, 10*time.Second, "a standby to serve all 4 plugins", func() bool {
+		h, err := health(port)
+		if err != nil {
+			return false
+		}
+		for _, s := range []*proc{standby1, standby2} {
+			if h.PID == s.pid() {
+				if newHost == nil {
+					newHost, hostAt = s, time.Since(killed)
+				}
+				if h.Sessions == 4 {
+					servedAt = time.Since(killed)
+					return true
+				}
+			}
+		}
+		if h.PID == host.pid() {
+			t.Fatalf("/health still answers with the killed host's pid %d", h.PID)
+		}
+		return false
+	})
+	t.Logf("kill -9 → %s answers /health after %s; all 4 plugins re-registered after %s",
+		newHost.name, hostAt.Round(time.Millisecond), servedAt.Round(time.Millisecond))
+	if servedAt > 2*time.Second {
+		t.Errorf("plugins served again %s after kill -9; target 2s", servedAt.Round(time.Millisecond))
+	}
+	assertReRegistered(t, ps)
+	if why := sessionsMatch(infos(sessionsJSON(t, "--port", strconv.Itoa(port))), ps); why != "" {
+		t.Fatalf("after failover: %s", why)
+	}
+	if !strings.Contains(newHost.stderr.String(), "serving as the bridge host") {
+		t.Errorf("%s does not log that it took over:\n%s", newHost.name, newHost.stderr.String())
+	}
+	other := standby1
+	if newHost == standby1 {
+		other = standby2
+	}
+	waitFor(t, 5*time.Second, other.name+" to rejoin as a client", func() bool {
+		h, err := health(port)
+		return err == nil && h.Clients == 1 && h.PID == newHost.pid()
+	})
+	if !other.running() || !newHost.running() {
+		t.Fatal("a standby exited")
+	}
+	// And the new host relays calls.
+	r := run(t, 15*time.Second, nil, "call", "--port", strconv.Itoa(port), "--session", byName(ps, "B/server").id, "echo", `{"after":"kill"}`)
+	if r.code != 0 || !sameJSON(r.stdout, `{"from":"B/server","echo":{"after":"kill"}}`) {
+		t.Fatalf("call after failover: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestInFlightExecDuringKill9: a call in flight when the host dies fails at
+// once with the unknown-outcome error, not at its timeout.
+func TestInFlightExecDuringKill9(t *testing.T) {
+	port := freePort(t)
+	p := strconv.Itoa(port)
+	host := serve(t, "host", port, true)
+	serve(t, "standby", port, false)
+	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
+
+	// Started after the serve processes, the call process is a client.
+	call := start(t, "call exec", nil, "call", "--port", p, "--session", pl.id, "exec", "{}")
+	waitFor(t, 10*time.Second, "the plugin to receive exec", func() bool {
+		for _, r := range pl.Requests() {
+			if r.Action == "exec" {
+				return true
+			}
+		}
+		return false
+	})
+	if h, err := health(port); err != nil || h.PID != host.pid() || h.Clients != 2 {
+		t.Fatalf("the call process is not a client of the host: /health %+v, %v", h, err)
+	}
+
+	killed := host.kill9(t)
+	code := call.wait(t, 5*time.Second)
+	took := call.exited.Sub(killed)
+	t.Logf("in-flight exec failed %s after kill -9 of the host (exit %d): %s", took.Round(time.Millisecond), code, strings.TrimSpace(call.stderr.String()))
+	if code != 3 {
+		t.Errorf("exit %d, want 3", code)
+	}
+	if !strings.Contains(call.stderr.String(), "may or may not have run") {
+		t.Errorf("stderr lacks the unknown-outcome wording:\n%s", call.stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("the call exited %s after the kill; want within 1s", took.Round(time.Millisecond))
+	}
+}
+
+// TestGracefulShutdownHandsOver: SIGTERM on the host hands the port to a
+// standby and tells plugins, which re-register under the same ids.
+func TestGracefulShutdownHandsOver(t *testing.T) {
+	port := freePort(t)
+	host := serve(t, "host", port, true)
+	standby := serve(t, "standby", port, false)
+	ps := studio(t, port)
+	waitFor(t, 5*time.Second, "4 sessions on the host", func() bool {
+		h, err := health(port)
+		return err == nil && h.Sessions == 4 && h.Clients == 1
+	})
+
+	if err := host.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if code := host.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("host exited %d after SIGTERM, want 0:\n%s", code, host.stderr.String())
+	}
+	waitFor(t, 10*time.Second, "the standby to serve all 4 plugins", func() bool {
+		h, err := health(port)
+		return err == nil && h.PID == standby.pid() && h.Sessions == 4
+	})
+	t.Logf("SIGTERM → standby serving all 4 plugins after %s (host exited after %s)",
+		time.Since(t0).Round(time.Millisecond), host.exited.Sub(t0).Round(time.Millisecond))
+	if !strings.Contains(standby.stderr.String(), "serving as the bridge host") {
+		t.Errorf("standby stderr does not say it is now the host:\n%s", standby.stderr.String())
+	}
+	assertReRegistered(t, ps)
+	for _, pl := range ps {
+		if len(pl.Goodbyes()) != 1 {
+			t.Errorf("%s got goodbyes %q, want one", pl.name, pl.Goodbyes())
+		}
+	}
+	if why := sessionsMatch(infos(sessionsJSON(t, "--port", strconv.Itoa(port))), ps); why != "" {
+		t.Fatalf("after hand-off: %s", why)
+	}
+}
+
+// TestPortSelection: a stranger on the port is named, --port and
+// STUDIO_BRIDGE_PORT pick another port, --remote joins as a client only.
+func TestPortSelection(t *testing.T) {
+	strangerPort := freePort(t)
+	sp := strconv.Itoa(strangerPort)
+	stranger := startStranger(t, strangerPort)
+	defer stranger.Close()
+
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"--port", nil, []string{"sessions", "--port", sp}},
+		{"STUDIO_BRIDGE_PORT", []string{"STUDIO_BRIDGE_PORT=" + sp}, []string{"sessions"}},
+		{"call", nil, []string{"call", "--port", sp, "echo"}},
+	} {
+		t.Run("stranger/"+tt.name, func(t *testing.T) {
+			r := run(t, 15*time.Second, tt.env, tt.args...)
+			if r.code != 3 {
+				t.Fatalf("exit %d, want 3:\n%s", r.code, r.stderr)
+			}
+			for _, want := range []string{"port " + sp, "--port", "STUDIO_BRIDGE_PORT", "not a studio-bridge host"} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+
+	port := freePort(t)
+	p := strconv.Itoa(port)
+	host := serve(t, "host", port, true)
+	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
+	ps := []*plugin{pl}
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"--port", nil, []string{"--port", p}},
+		{"--port after the command", nil, nil}, // sessionsJSON puts args after "sessions --json"
+		{"STUDIO_BRIDGE_PORT", []string{"STUDIO_BRIDGE_PORT=" + p}, nil},
+		{"--port beats STUDIO_BRIDGE_PORT", []string{"STUDIO_BRIDGE_PORT=" + sp}, []string{"--port", p}},
+		{"--remote", nil, []string{"--remote", "127.0.0.1:" + p}},
+		{"STUDIO_BRIDGE_REMOTE", []string{"STUDIO_BRIDGE_REMOTE=127.0.0.1:" + p}, nil},
+		{"--remote wins over --port", nil, []string{"--remote", "127.0.0.1:" + p, "--port", sp}},
+	} {
+		t.Run("host/"+tt.name, func(t *testing.T) {
+			args := append([]string{"sessions", "--json"}, tt.args...)
+			if tt.name == "--port after the command" {
+				args = []string{"--port", p, "sessions", "--json"}
+			}
+			r := run(t, 15*time.Second, tt.env, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+			}
+			var data struct {
+				Sessions []protocol.SessionInfo `json:"sessions"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
+				t.Fatalf("stdout: %v\n%s", err, r.stdout)
+			}
+			if why := sessionsMatch(data.Sessions, ps); why != "" {
+				t.Fatal(why)
+			}
+		})
+	}
+	if h, err := health(port); err != nil || h.PID != host.pid() {
+		t.Fatalf("the host changed: %+v, %v", h, err)
+	}
+
+	t.Run("--remote with no host fails fast", func(t *testing.T) {
+		dead := freePort(t)
+		d := strconv.Itoa(dead)
+		for _, args := range [][]string{
+			{"sessions", "--remote", "127.0.0.1:" + d},
+			// Were --remote not client-only, this process would bind the
+			// free --port and answer "No active sessions" with exit 0.
+			{"sessions", "--remote", "127.0.0.1:" + d, "--port", d},
+			{"call", "--remote", "127.0.0.1:" + d, "echo"},
+		} {
+			r := run(t, 15*time.Second, nil, args...)
+			if r.code != 3 {
+				t.Fatalf("%v: exit %d, want 3:\nstdout %q\nstderr %s", args, r.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "127.0.0.1:"+d) || !strings.Contains(r.stderr, "--remote") {
+				t.Errorf("%v: stderr does not name the remote and the flag:\n%s", args, r.stderr)
+			}
+			if r.took > 3*time.Second {
+				t.Errorf("%v: took %s to fail", args, r.took.Round(time.Millisecond))
+			}
+		}
+	})
+
+	t.Run("--remote to a stranger fails", func(t *testing.T) {
+		r := run(t, 15*time.Second, nil, "sessions", "--remote", "127.0.0.1:"+sp)
+		if r.code != 3 || !strings.Contains(r.stderr, "127.0.0.1:"+sp) {
+			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		}
+	})
+}
+
+func TestUsageErrors(t *testing.T) {
+	p := strconv.Itoa(freePort(t))
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--port", p, "bogus"}, []string{`unknown command "bogus"`, "studio-bridge --help"}},
+		{[]string{"--port", p, "sessions", "--bogus"}, []string{"flag provided but not defined: -bogus", "studio-bridge sessions --help"}},
+		{[]string{"--port", p, "--bogus", "sessions"}, []string{"flag provided but not defined: -bogus", "studio-bridge --help"}},
+		{[]string{"--port", p, "call", "echo", "--sesion", "x"}, []string{"flag provided but not defined: -sesion", "studio-bridge call --help"}},
+		{[]string{"--port", p, "call"}, []string{"call needs <action>", "usage: studio-bridge call <action>"}},
+		{[]string{"--port", "notaport", "sessions"}, []string{"notaport"}},
+	} {
+		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
+			r := run(t, 15*time.Second, nil, tt.args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2:\n%s", r.code, r.stderr)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// assertReRegistered waits until every plugin has been welcomed a second
+// time (the host lists a session as soon as it queues the welcome) and
+// checks each kept its session id.
+func assertReRegistered(t *testing.T, ps []*plugin) {
+	t.Helper()
+	waitFor(t, 5*time.Second, "every plugin to be welcomed again", func() bool {
+		for _, pl := range ps {
+			if pl.Connects() < 2 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, pl := range ps {
+		if pl.SessionID() != pl.id || pl.Connects() != 2 {
+			t.Errorf("%s: session %s → %s after %d connects", pl.name, pl.id, pl.SessionID(), pl.Connects())
+		}
+	}
+}
+
+func ids(ps []*plugin) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.id
+	}
+	return out
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b string) bool {
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return string(ja) == string(jb)
+}
+
+// startStranger serves plain HTTP on port: some other developer tool.
+func startStranger(t *testing.T, port int) *http.Server {
+	t.Helper()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>some other dev server</html>\n"))
+	})}
+	ln, err := netListen(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	return srv
+}
