@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -171,8 +172,7 @@ func BenchmarkSessionsJSON(b *testing.B) {
 			b.Fatalf("sessions: %d, %v", len(s), err)
 		}
 		buf.Reset()
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ") // as `sessions --json` prints
+		enc := json.NewEncoder(&buf) // compact, as `sessions --json` prints
 		if err := enc.Encode(struct {
 			Sessions []protocol.SessionInfo `json:"sessions"`
 		}{s}); err != nil {
@@ -194,4 +194,39 @@ func BenchmarkSessionsJSON(b *testing.B) {
 	b.StopTimer()
 	total.Report(b, "")
 	list.Report(b, "Sessions")
+}
+
+// BenchmarkJoinListLeave is the in-process part of a one-shot `sessions
+// --json` against a host with 1,000 sessions: join as a client, list, encode,
+// leave.
+func BenchmarkJoinListLeave(b *testing.B) {
+	const n = 1000
+	port := freePort(b)
+	started := time.Now()
+	connect(b, port)
+	startPlugins(b, port, n)
+	waitSessions(b, connect(b, port), n)
+	time.Sleep(time.Until(started.Add(ResolveGrace + 100*time.Millisecond)))
+	ctx := context.Background()
+	samples := benchutil.NewSamples(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		c, err := Connect(ctx, Options{Port: port})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := c.Sessions(ctx)
+		if err != nil || len(s) != n {
+			b.Fatalf("sessions: %d, %v", len(s), err)
+		}
+		if err := json.NewEncoder(io.Discard).Encode(s); err != nil {
+			b.Fatal(err)
+		}
+		_ = c.Close()
+		samples.Add(time.Since(t0))
+	}
+	b.StopTimer()
+	samples.Report(b, "")
 }

@@ -2,9 +2,10 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
+
+	json "github.com/segmentio/encoding/json"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )

@@ -159,13 +159,17 @@ func GroupByInstance(sessions []protocol.SessionInfo) []Instance {
 	return out
 }
 
-// SortSessions orders sessions for display: by instance, then context.
+// SortSessions orders sessions for display, in place: by instance, then
+// edit, server, client (the order GroupByInstance gives).
 func SortSessions(sessions []protocol.SessionInfo) []protocol.SessionInfo {
-	var out []protocol.SessionInfo
-	for _, in := range GroupByInstance(sessions) {
-		out = append(out, in.Sessions...)
-	}
-	return out
+	sort.SliceStable(sessions, func(i, j int) bool {
+		a, b := sessions[i], sessions[j]
+		if a.InstanceID != b.InstanceID {
+			return a.InstanceID < b.InstanceID
+		}
+		return contextRank(a.Context) < contextRank(b.Context)
+	})
+	return sessions
 }
 
 func contextRank(c protocol.Context) int {

@@ -2,10 +2,13 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	// A drop-in encoding/json that decodes several times faster: joining a
+	// host with 1,000 sessions spends most of its time decoding the list.
+	json "github.com/segmentio/encoding/json"
 )
 
 // Encode returns the wire form of m: one JSON object whose "type" field comes

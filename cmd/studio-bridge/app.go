@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	json "github.com/segmentio/encoding/json"
 	"github.com/urfave/cli/v2"
 
 	"github.com/studio-bridge/studio-bridge/bridge"

@@ -2,12 +2,13 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 
 	"github.com/studio-bridge/studio-bridge/commands"
 )
