@@ -160,15 +160,25 @@ func GroupByInstance(sessions []protocol.SessionInfo) []Instance {
 }
 
 // SortSessions orders sessions for display, in place: by instance, then
-// edit, server, client (the order GroupByInstance gives).
+// edit, server, client (the order GroupByInstance gives). It sorts indices
+// and moves each session once: sessions are large structs.
 func SortSessions(sessions []protocol.SessionInfo) []protocol.SessionInfo {
-	sort.SliceStable(sessions, func(i, j int) bool {
-		a, b := sessions[i], sessions[j]
+	idx := make([]int, len(sessions))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &sessions[idx[i]], &sessions[idx[j]]
 		if a.InstanceID != b.InstanceID {
 			return a.InstanceID < b.InstanceID
 		}
 		return contextRank(a.Context) < contextRank(b.Context)
 	})
+	out := make([]protocol.SessionInfo, len(sessions))
+	for i, k := range idx {
+		out[i] = sessions[k]
+	}
+	copy(sessions, out)
 	return sessions
 }
 
