@@ -54,7 +54,9 @@ func binary(b *testing.B) string {
 		if err != nil {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
+		// As `task build` builds releases: static, without cgo.
 		cmd := exec.Command(goTool, "build", "-o", binPath, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
