@@ -1,0 +1,203 @@
+#!/usr/bin/env node
+// Runs one emulated Roblox Studio window with the studio-bridge plugin until
+// killed. See test/emulator/README.md.
+
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { Window } from '../src/window.mjs'
+
+const USAGE = `usage: node test/emulator/bin/studio.mjs --port <p> [options]
+
+Runs one emulated Roblox Studio window whose studio-bridge plugin (the real
+Luau source in plugin/, as Rojo maps it) connects to the host on <p>.
+
+options:
+  --port <p>            the port set in the plugin's settings (default: the
+                        plugin's default, 38741)
+  --context <c>         run a single DataModel: edit, server or client
+                        (default: edit)
+  --play                run the window in Play mode: edit, server and client
+  --instance <id>       the window's first GUID, which the plugin uses as its
+                        instanceId (default: a random GUID)
+  --place <name>        the place name (game.Name); default: the fixture's
+  --place-id <n>        game.PlaceId; default: the fixture's
+  --game-id <n>         game.GameId; default: the fixture's
+  --fixture <file>      instance tree JSON (default: fixtures/default.json)
+  --project <file>      Rojo project of the plugin (default: plugin/default.project.json)
+  --fault <spec>        inject a fault (repeatable): drop:<action>[:always],
+                        stall:<action>:<seconds>, refuse-stream[:<n>],
+                        log-flood:<lines/s>, screenshot:timeout|error
+  --setting <k>=<json>  a plugin setting, e.g. --setting LogCapacity=3000
+  --settings-file <f>   persist plugin settings in <f> (JSON)
+  --record-api <file>   on exit, write the Roblox APIs used and provided (JSON)
+  --quiet               print nothing but errors
+  -h, --help            this text
+
+stdin commands (one per line):
+  play | stop | pause | resume     change the run mode
+  print <text> | warn <text> | error <text> | info <text>
+                                   emit an Output line in every DataModel
+  click <buttonId>                 click a plugin toolbar button
+  type <widget>.<box> <text>       type into a plugin widget's TextBox and press
+                                   Enter (e.g. type StudioBridgeSettings.Port 41000)
+  drop                             drop every socket abruptly now
+  stall <seconds>                  freeze every DataModel
+  fault <spec> | faults-clear      add or clear faults
+  api                              print the recorded API usage (JSON)
+  quit                             exit cleanly`
+
+let args
+try {
+  args = parseArgs({
+    options: {
+      port: { type: 'string' },
+      context: { type: 'string' },
+      play: { type: 'boolean' },
+      instance: { type: 'string' },
+      place: { type: 'string' },
+      'place-id': { type: 'string' },
+      'game-id': { type: 'string' },
+      fixture: { type: 'string' },
+      project: { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      setting: { type: 'string', multiple: true },
+      'settings-file': { type: 'string' },
+      'record-api': { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }).values
+} catch (err) {
+  process.stderr.write(`${err.message}\n\n${USAGE}\n`)
+  process.exit(2)
+}
+if (args.help) {
+  process.stdout.write(USAGE + '\n')
+  process.exit(0)
+}
+
+function fail(message) {
+  process.stderr.write(`studio emulator: ${message}\n`)
+  process.exit(2)
+}
+
+const port = args.port === undefined ? undefined : Number(args.port)
+if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) fail(`--port ${args.port} is not a port number`)
+let contexts = ['edit']
+if (args.play && args.context) fail('--play and --context are exclusive')
+if (args.play) contexts = ['edit', 'server', 'client']
+else if (args.context) {
+  if (!['edit', 'server', 'client'].includes(args.context)) fail(`--context ${args.context}: want edit, server or client`)
+  contexts = [args.context]
+}
+const pluginSettings = {}
+for (const s of args.setting || []) {
+  const i = s.indexOf('=')
+  if (i < 1) fail(`--setting ${s}: want key=json`)
+  try {
+    pluginSettings[s.slice(0, i)] = JSON.parse(s.slice(i + 1))
+  } catch {
+    fail(`--setting ${s}: the value is not JSON`)
+  }
+}
+
+let window
+try {
+  window = new Window({
+    port,
+    instance: args.instance,
+    place: args.place,
+    placeId: args['place-id'] === undefined ? undefined : Number(args['place-id']),
+    gameId: args['game-id'] === undefined ? undefined : Number(args['game-id']),
+    fixture: args.fixture,
+    project: args.project,
+    faults: args.fault || [],
+    pluginSettings,
+    settingsFile: args['settings-file'],
+    recordApi: args['record-api'],
+    quiet: args.quiet,
+  })
+} catch (err) {
+  fail(err.message)
+}
+
+let exiting = false
+async function exit(code) {
+  if (exiting) return
+  exiting = true
+  const force = setTimeout(() => process.exit(code), 3000)
+  force.unref()
+  try {
+    await window.shutdown()
+  } finally {
+    process.exit(code)
+  }
+}
+process.on('SIGTERM', () => exit(0))
+process.on('SIGINT', () => exit(0))
+
+await window.start(contexts)
+process.stderr.write(`emulator: window ready (${contexts.join(', ')}) port=${port ?? 'plugin default'}\n`)
+
+const rl = createInterface({ input: process.stdin })
+rl.on('line', async (line) => {
+  const [cmd, ...rest] = line.trim().split(/\s+/)
+  const arg = line.trim().slice(cmd.length).trim()
+  try {
+    switch (cmd) {
+      case '':
+        break
+      case 'play':
+        await window.play()
+        break
+      case 'stop':
+        await window.stopPlay()
+        break
+      case 'pause':
+        await window.setRunState('Paused')
+        break
+      case 'resume':
+        await window.setRunState('Running')
+        break
+      case 'print':
+      case 'warn':
+      case 'error':
+      case 'info':
+        for (const dm of window.models.values()) await dm.command(cmd, arg)
+        break
+      case 'click':
+        for (const dm of window.models.values()) await dm.command('click', rest[0])
+        break
+      case 'type':
+        for (const dm of window.models.values()) await dm.command('type', arg)
+        break
+      case 'drop':
+        for (const dm of window.models.values()) dm.dropSockets()
+        break
+      case 'stall':
+        for (const dm of window.models.values()) dm.stall(Number(rest[0]) || 1)
+        break
+      case 'fault':
+        window.faults.add(arg)
+        break
+      case 'faults-clear':
+        window.faults.clear()
+        break
+      case 'api':
+        process.stdout.write(JSON.stringify(await window.apiUsage()) + '\n')
+        break
+      case 'quit':
+        await exit(0)
+        break
+      default:
+        process.stderr.write(`emulator: unknown command ${cmd}\n`)
+    }
+    process.stderr.write(`emulator: ok ${cmd}\n`)
+  } catch (err) {
+    process.stderr.write(`emulator: ${cmd} failed: ${err.message}\n`)
+  }
+})
+rl.on('close', () => {
+  // stdin closed (e.g. started with </dev/null): keep running until killed
+})

@@ -1,0 +1,820 @@
+package emulator_test
+
+// End to end: the real studio-bridge binary as host, the real plugin source
+// running in emulated Studio windows (node bin/studio.mjs), and this test as
+// a bridge client (bridge.Connect) calling every action in Edit and in Play
+// (edit, server, client), comparing answers with fixtures/default.json; then
+// a kill -9 of the host while a standby `serve` stays up, after which the
+// real plugin must reconnect to the new host and keep its session ids.
+//
+// Needs Node 20+ and `npm ci --prefix test/emulator`; it fails (never skips)
+// without them.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+var (
+	binary    string // the studio-bridge executable built by TestMain
+	setupErr  error  // why the emulator cannot run here, reported by every test
+	nodePath  string
+	fixture   fixtureFile
+	rawFix    []byte
+	emulatorD string // test/emulator, the working directory of go test
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "studio-bridge-emulator-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "emulator e2e:", err)
+		os.Exit(1)
+	}
+	code := run(m, dir)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func run(m *testing.M, dir string) int {
+	emulatorD, _ = os.Getwd()
+	setupErr = checkNode()
+	if setupErr == nil {
+		binary = filepath.Join(dir, "studio-bridge")
+		build := exec.Command("go", "build", "-o", binary, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			setupErr = fmt.Errorf("building studio-bridge: %w", err)
+		}
+	}
+	if setupErr == nil {
+		rawFix, setupErr = os.ReadFile(filepath.Join(emulatorD, "fixtures", "default.json"))
+		if setupErr == nil {
+			setupErr = json.Unmarshal(rawFix, &fixture)
+		}
+	}
+	return m.Run()
+}
+
+func checkNode() error {
+	p, err := exec.LookPath("node")
+	if err != nil {
+		return errors.New("node is not on PATH: the Studio emulator needs Node.js 20 or newer")
+	}
+	nodePath = p
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("node --version: %w", err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	if major, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0]); major < 20 {
+		return fmt.Errorf("node %s is too old: the Studio emulator needs Node.js 20 or newer", v)
+	}
+	for _, dep := range []string{"luau-web", "ws", "@rbxts/types"} {
+		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
+			return fmt.Errorf("test/emulator/node_modules is missing %s: run `npm ci --prefix test/emulator` first", dep)
+		}
+	}
+	return nil
+}
+
+func requireSetup(t *testing.T) {
+	t.Helper()
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// processes
+
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+type proc struct {
+	name   string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	output *buffer
+	done   chan struct{}
+}
+
+func childEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STUDIO_BRIDGE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func startProc(t *testing.T, name string, path string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, output: &buffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(path, args...)
+	p.cmd.Dir = emulatorD
+	p.cmd.Env = childEnv()
+	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = stdin
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(5 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			}
+		}
+		if t.Failed() {
+			t.Logf("--- %s (%s):\n%s", p.name, strings.Join(args, " "), p.output.String())
+		}
+	})
+	return p
+}
+
+// send writes one command line to an emulator's stdin.
+func (p *proc) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		t.Fatalf("%s: write %q: %v", p.name, line, err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func startServe(t *testing.T, name string, port int) *proc {
+	t.Helper()
+	p := startProc(t, name, binary, "serve", "--port", strconv.Itoa(port))
+	waitFor(t, 10*time.Second, name+" serving /health", func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var h struct{ Service, Status string }
+		return json.NewDecoder(resp.Body).Decode(&h) == nil && h.Service == "studio-bridge" && h.Status == "ok"
+	})
+	return p
+}
+
+func startStudio(t *testing.T, name string, port int, args ...string) *proc {
+	t.Helper()
+	return startProc(t, name, nodePath, append([]string{"bin/studio.mjs", "--port", strconv.Itoa(port)}, args...)...)
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func connect(t *testing.T, port int) *bridge.Bridge {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.0.0-e2e"})
+	if err != nil {
+		t.Fatalf("bridge.Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := b.Sessions(ctx)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// waitSessions waits until the bridge lists exactly the wanted contexts of
+// one instance and returns them by context.
+func waitSessions(t *testing.T, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
+	t.Helper()
+	var got map[protocol.Context]protocol.SessionInfo
+	waitFor(t, 20*time.Second, fmt.Sprintf("sessions %v of instance %s", contexts, instance), func() bool {
+		got = map[protocol.Context]protocol.SessionInfo{}
+		for _, s := range sessions(t, b) {
+			if s.InstanceID == instance {
+				got[s.Context] = s
+			}
+		}
+		if len(got) != len(contexts) {
+			return false
+		}
+		for _, c := range contexts {
+			if _, ok := got[c]; !ok {
+				return false
+			}
+		}
+		return true
+	})
+	return got
+}
+
+type callResult struct {
+	payload  json.RawMessage
+	progress []json.RawMessage
+	err      error
+}
+
+func call(t *testing.T, b *bridge.Bridge, sessionID, action string, payload any) callResult {
+	t.Helper()
+	var raw json.RawMessage
+	if payload != nil {
+		data, err := json.Marshal(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = data
+	}
+	var mu sync.Mutex
+	var progress []json.RawMessage
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := b.Call(ctx, sessionID, action, raw, bridge.CallOptions{
+		Timeout: 25 * time.Second,
+		OnProgress: func(p json.RawMessage) {
+			mu.Lock()
+			progress = append(progress, append(json.RawMessage(nil), p...))
+			mu.Unlock()
+		},
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return callResult{payload: out, progress: progress, err: err}
+}
+
+func mustCall(t *testing.T, b *bridge.Bridge, sessionID, action string, payload any, into any) callResult {
+	t.Helper()
+	r := call(t, b, sessionID, action, payload)
+	if r.err != nil {
+		t.Fatalf("%s %v: %v", action, payload, r.err)
+	}
+	if into != nil {
+		if err := json.Unmarshal(r.payload, into); err != nil {
+			t.Fatalf("%s: decode %s: %v", action, r.payload, err)
+		}
+	}
+	return r
+}
+
+func wantCode(t *testing.T, r callResult, code protocol.Code) *protocol.Error {
+	t.Helper()
+	var perr *protocol.Error
+	if !errors.As(r.err, &perr) || perr.Code != code {
+		t.Fatalf("want a %s error, got payload %s err %v", code, r.payload, r.err)
+	}
+	return perr
+}
+
+// jsonEqual compares two JSON documents semantically.
+func jsonEqual(t *testing.T, what string, got json.RawMessage, want any) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	wantJSON, _ := json.Marshal(want)
+	_ = json.Unmarshal(wantJSON, &w)
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s:\n got  %s\n want %s", what, got, wantJSON)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// the fixture
+
+type fixtureNode struct {
+	ClassName  string                     `json:"className"`
+	Name       string                     `json:"name"`
+	Properties map[string]json.RawMessage `json:"properties"`
+	Attributes map[string]json.RawMessage `json:"attributes"`
+	Children   []fixtureNode              `json:"children"`
+}
+
+type fixtureFile struct {
+	Place struct {
+		Name    string `json:"name"`
+		PlaceID int64  `json:"placeId"`
+		GameID  int64  `json:"gameId"`
+	} `json:"place"`
+	Screenshot struct {
+		Width  int `json:"width"`
+		Height int `json:"height"`
+	} `json:"screenshot"`
+	Tree []fixtureNode `json:"tree"`
+}
+
+func (f fixtureFile) node(t *testing.T, path ...string) fixtureNode {
+	t.Helper()
+	nodes := f.Tree
+	var n fixtureNode
+	for _, name := range path {
+		found := false
+		for _, c := range nodes {
+			if c.Name == name {
+				n, nodes, found = c, c.Children, true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("fixture has no %v", path)
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------
+// payload shapes
+
+type stateReply struct {
+	State     string `json:"state"`
+	PlaceName string `json:"placeName"`
+	PlaceID   int64  `json:"placeId"`
+	GameID    int64  `json:"gameId"`
+}
+
+type node struct {
+	Name       string                     `json:"name"`
+	ClassName  string                     `json:"className"`
+	Path       string                     `json:"path"`
+	Properties map[string]json.RawMessage `json:"properties"`
+	Attributes map[string]json.RawMessage `json:"attributes"`
+	ChildCount int                        `json:"childCount"`
+	Children   []node                     `json:"children"`
+}
+
+type logLine struct {
+	Level string `json:"level"`
+	Body  string `json:"body"`
+}
+
+type execReply struct {
+	Success      bool              `json:"success"`
+	Error        string            `json:"error"`
+	ReturnValues []json.RawMessage `json:"returnValues"`
+	Logs         []logLine         `json:"logs"`
+}
+
+type logsReply struct {
+	Entries []struct {
+		Level     string `json:"level"`
+		Body      string `json:"body"`
+		Timestamp int64  `json:"timestamp"`
+		Seq       int64  `json:"seq"`
+	} `json:"entries"`
+	Total          int `json:"total"`
+	BufferCapacity int `json:"bufferCapacity"`
+}
+
+type screenshotReply struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Format string `json:"format"`
+	Data   string `json:"data"`
+}
+
+// checkScreenshot decodes the RGBA payload and compares it with the
+// emulator's deterministic image (test/emulator/README.md).
+func checkScreenshot(t *testing.T, r callResult) {
+	t.Helper()
+	var s screenshotReply
+	if err := json.Unmarshal(r.payload, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != "rgba8" || s.Width != fixture.Screenshot.Width || s.Height != fixture.Screenshot.Height {
+		t.Fatalf("screenshot %dx%d %s, want %dx%d rgba8", s.Width, s.Height, s.Format, fixture.Screenshot.Width, fixture.Screenshot.Height)
+	}
+	pix, err := base64.StdEncoding.DecodeString(s.Data)
+	if err != nil {
+		t.Fatalf("screenshot data: %v", err)
+	}
+	if len(pix) != s.Width*s.Height*4 {
+		t.Fatalf("screenshot has %d bytes, want %d", len(pix), s.Width*s.Height*4)
+	}
+	for y := 0; y < s.Height; y++ {
+		for x := 0; x < s.Width; x++ {
+			o := (y*s.Width + x) * 4
+			want := []byte{byte(x * 255 / (s.Width - 1)), byte(y * 255 / (s.Height - 1)), byte((x ^ y) & 255), 255}
+			if !bytes.Equal(pix[o:o+4], want) {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, pix[o:o+4], want)
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// tests
+
+func TestEditWindowEveryAction(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	studio := startStudio(t, "studio", port, "--instance", "E2E-EDIT")
+	b := connect(t, port)
+	s := waitSessions(t, b, "E2E-EDIT", protocol.ContextEdit)[protocol.ContextEdit]
+	if s.State != protocol.StateEdit || s.PlaceName != fixture.Place.Name || s.PluginVersion != "0.1.0" {
+		t.Errorf("session %+v", s)
+	}
+	id := s.SessionID
+
+	t.Run("state", func(t *testing.T) {
+		var st stateReply
+		mustCall(t, b, id, "state", map[string]any{}, &st)
+		want := stateReply{"Edit", fixture.Place.Name, fixture.Place.PlaceID, fixture.Place.GameID}
+		if st != want {
+			t.Errorf("state %+v, want %+v", st, want)
+		}
+	})
+
+	t.Run("query matches the fixture", func(t *testing.T) {
+		want := fixture.node(t, "Workspace", "SpawnLocation")
+		props := make([]string, 0, len(want.Properties))
+		for k := range want.Properties {
+			props = append(props, k)
+		}
+		sort.Strings(props)
+		var r struct{ Instance node }
+		mustCall(t, b, id, "query", map[string]any{"path": "Workspace.SpawnLocation", "properties": props, "includeAttributes": true}, &r)
+		if r.Instance.ClassName != want.ClassName || r.Instance.Path != "game.Workspace.SpawnLocation" {
+			t.Errorf("instance %+v", r.Instance)
+		}
+		for _, p := range props {
+			jsonEqual(t, "property "+p, r.Instance.Properties[p], want.Properties[p])
+		}
+		for k, v := range want.Attributes {
+			jsonEqual(t, "attribute "+k, r.Instance.Attributes[k], v)
+		}
+		if len(r.Instance.Attributes) != len(want.Attributes) {
+			t.Errorf("attributes %v, want %d", r.Instance.Attributes, len(want.Attributes))
+		}
+	})
+
+	t.Run("query depth, dotted names, children, services", func(t *testing.T) {
+		var r struct{ Instance node }
+		mustCall(t, b, id, "query", map[string]any{"path": "game.Workspace.Tower", "depth": 1, "properties": []string{"PrimaryPart"}}, &r)
+		jsonEqual(t, "PrimaryPart", r.Instance.Properties["PrimaryPart"], map[string]any{"$type": "Instance", "className": "Part", "path": "game.Workspace.Tower.Base"})
+		var paths []string
+		for _, c := range r.Instance.Children {
+			paths = append(paths, c.Path)
+		}
+		if !reflect.DeepEqual(paths, []string{"game.Workspace.Tower.Base", `game.Workspace.Tower["Top.Level"]`}) {
+			t.Errorf("children %v", paths)
+		}
+		top := fixture.node(t, "Workspace", "Tower", "Top.Level")
+		mustCall(t, b, id, "query", map[string]any{"path": `Workspace.Tower["Top.Level"]`, "properties": []string{"Position", "Size"}}, &r)
+		jsonEqual(t, "Top.Level Position", r.Instance.Properties["Position"], top.Properties["Position"])
+		jsonEqual(t, "Top.Level Size", r.Instance.Properties["Size"], top.Properties["Size"])
+
+		var kids struct{ Children []node }
+		mustCall(t, b, id, "query", map[string]any{"path": "ReplicatedStorage.Shared", "children": true, "properties": []string{"Value"}}, &kids)
+		for _, c := range kids.Children {
+			jsonEqual(t, c.Name, c.Properties["Value"], fixture.node(t, "ReplicatedStorage", "Shared", c.Name).Properties["Value"])
+		}
+		var svc struct {
+			Services []struct{ Name, ClassName string }
+		}
+		mustCall(t, b, id, "query", map[string]any{"path": "game", "listServices": true}, &svc)
+		have := map[string]bool{}
+		for _, s := range svc.Services {
+			have[s.Name] = true
+		}
+		for _, n := range fixture.Tree {
+			if !have[n.Name] {
+				t.Errorf("listServices lacks %s: %+v", n.Name, svc.Services)
+			}
+		}
+	})
+
+	t.Run("query errors", func(t *testing.T) {
+		r := call(t, b, id, "query", map[string]any{"path": "game.Workspace.NonExistent"})
+		perr := wantCode(t, r, protocol.CodeInstanceNotFound)
+		if perr.Message != "No instance found at path: game.Workspace.NonExistent" {
+			t.Errorf("message %q", perr.Message)
+		}
+		jsonEqual(t, "details", perr.Details, map[string]any{"resolvedPath": "game.Workspace", "missingSegment": "NonExistent"})
+		wantCode(t, call(t, b, id, "query", map[string]any{"path": "Workspace", "properties": []string{"NotAProperty"}}), protocol.CodePropertyNotFound)
+		wantCode(t, call(t, b, id, "query", map[string]any{"path": "Workspace..X"}), protocol.CodeInvalidPayload)
+		wantCode(t, call(t, b, id, "teleport", map[string]any{}), protocol.CodeUnknownAction)
+	})
+
+	t.Run("exec streams output in order", func(t *testing.T) {
+		var r execReply
+		res := mustCall(t, b, id, "exec", map[string]any{
+			"script": "for i = 1, 5 do print(\"line \" .. i) task.wait(0.02) end\nwarn(\"careful\")\nreturn 42, workspace.SpawnLocation.Position",
+		}, &r)
+		want := []logLine{{"Print", "line 1"}, {"Print", "line 2"}, {"Print", "line 3"}, {"Print", "line 4"}, {"Print", "line 5"}, {"Warning", "careful"}}
+		var streamed []logLine
+		for _, p := range res.progress {
+			var l logLine
+			_ = json.Unmarshal(p, &l)
+			streamed = append(streamed, l)
+		}
+		if !reflect.DeepEqual(streamed, want) || !reflect.DeepEqual(r.Logs, want) || !r.Success {
+			t.Errorf("streamed %v\nlogs %v success %v", streamed, r.Logs, r.Success)
+		}
+		jsonEqual(t, "return values", mustJSON(r.ReturnValues), []any{42, map[string]any{"$type": "Vector3", "value": []any{0, 4, 0}}})
+	})
+
+	t.Run("exec errors are results", func(t *testing.T) {
+		var r execReply
+		mustCall(t, b, id, "exec", map[string]any{"script": "print(\"partial\")\nlocal t = nil\nreturn t.x"}, &r)
+		if r.Success || r.Error != "Script:3: attempt to index nil with 'x'" || !reflect.DeepEqual(r.Logs, []logLine{{"Print", "partial"}}) {
+			t.Errorf("runtime error: %+v", r)
+		}
+		mustCall(t, b, id, "exec", map[string]any{"script": "local = 1"}, &r)
+		if r.Success || !strings.HasPrefix(r.Error, "Script:1:") {
+			t.Errorf("compile error: %+v", r)
+		}
+	})
+
+	t.Run("exec busy", func(t *testing.T) {
+		done := make(chan callResult, 1)
+		go func() { done <- call(t, b, id, "exec", map[string]any{"script": "task.wait(1) return 1"}) }()
+		time.Sleep(300 * time.Millisecond)
+		perr := wantCode(t, call(t, b, id, "exec", map[string]any{"script": "return 2"}), protocol.CodeBusy)
+		if perr.Message != "Plugin is busy executing another script." {
+			t.Errorf("busy message %q", perr.Message)
+		}
+		if r := <-done; r.err != nil {
+			t.Errorf("first exec: %v", r.err)
+		}
+	})
+
+	t.Run("logs keep order and follow live", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		events := b.Events(ctx, id)
+		mustCall(t, b, id, "subscribe", map[string]any{"events": []string{"log"}}, nil)
+		for i := 1; i <= 3; i++ {
+			studio.send(t, "print follow "+strconv.Itoa(i))
+		}
+		var seqs []int64
+		var bodies []string
+		timeout := time.After(10 * time.Second)
+		for len(bodies) < 3 {
+			select {
+			case ev := <-events:
+				if ev.Event != "log" {
+					continue
+				}
+				var l logLine
+				_ = json.Unmarshal(ev.Payload, &l)
+				if strings.HasPrefix(l.Body, "follow ") {
+					bodies = append(bodies, l.Body)
+					seqs = append(seqs, ev.Seq)
+				}
+			case <-timeout:
+				t.Fatalf("log events: got %v", bodies)
+			}
+		}
+		if !reflect.DeepEqual(bodies, []string{"follow 1", "follow 2", "follow 3"}) || seqs[1] != seqs[0]+1 || seqs[2] != seqs[1]+1 {
+			t.Errorf("followed %v seqs %v", bodies, seqs)
+		}
+		var logs logsReply
+		mustCall(t, b, id, "logs", map[string]any{"count": 3}, &logs)
+		var got []string
+		for _, e := range logs.Entries {
+			got = append(got, e.Body)
+		}
+		if !reflect.DeepEqual(got, []string{"follow 1", "follow 2", "follow 3"}) || logs.Entries[0].Seq != seqs[0] || logs.BufferCapacity < 2000 {
+			t.Errorf("logs %+v", logs)
+		}
+		mustCall(t, b, id, "logs", map[string]any{"count": 100, "levels": []string{"Warning"}}, &logs)
+		if len(logs.Entries) == 0 || logs.Entries[len(logs.Entries)-1].Body != "careful" {
+			t.Errorf("warnings %+v", logs.Entries)
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		checkScreenshot(t, mustCall(t, b, id, "screenshot", map[string]any{}, nil))
+	})
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+func TestPlayWindowEveryContext(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	studio := startStudio(t, "studio", port, "--play", "--instance", "E2E-PLAY")
+	b := connect(t, port)
+	all := waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range protocol.Contexts {
+		got, err := b.Resolve(ctx, bridge.Target{Context: c})
+		if err != nil || got.SessionID != all[c].SessionID {
+			t.Errorf("resolve %s: %v %v", c, got.SessionID, err)
+		}
+	}
+	if got, err := b.Resolve(ctx, bridge.Target{DefaultContext: protocol.ContextServer}); err != nil || got.Context != protocol.ContextServer {
+		t.Errorf("resolve a mutating command in Play: %+v %v", got, err)
+	}
+
+	for _, c := range protocol.Contexts {
+		c, id := c, all[c].SessionID
+		t.Run(string(c), func(t *testing.T) {
+			var st stateReply
+			mustCall(t, b, id, "state", nil, &st)
+			if st.State != "Play" {
+				t.Errorf("state %+v", st)
+			}
+			var r execReply
+			mustCall(t, b, id, "exec", map[string]any{"script": "local rs = game:GetService(\"RunService\")\nprint(\"in\", rs:IsServer(), rs:IsClient())\nreturn rs:IsEdit()"}, &r)
+			wantLine := map[protocol.Context]string{"edit": "in true true", "server": "in true false", "client": "in false true"}[c]
+			if !r.Success || len(r.Logs) != 1 || r.Logs[0].Body != wantLine {
+				t.Errorf("exec: %+v", r)
+			}
+			mustCall(t, b, id, "exec", map[string]any{"script": "local x = 1\nreturn x.y.z"}, &r)
+			if r.Success || !strings.HasPrefix(r.Error, "Script:2: attempt to index") {
+				t.Errorf("exec error: %+v", r)
+			}
+			var q struct{ Instance node }
+			mustCall(t, b, id, "query", map[string]any{"path": "Workspace.SpawnLocation", "properties": []string{"Position"}}, &q)
+			jsonEqual(t, "Position", q.Instance.Properties["Position"], fixture.node(t, "Workspace", "SpawnLocation").Properties["Position"])
+			only := call(t, b, id, "query", map[string]any{"path": "ServerStorage.ServerOnly"})
+			if (c == protocol.ContextServer) != (only.err == nil) {
+				t.Errorf("ServerStorage.ServerOnly in %s: %s %v", c, only.payload, only.err)
+			}
+			shot := call(t, b, id, "screenshot", map[string]any{})
+			if c == protocol.ContextServer {
+				wantCode(t, shot, protocol.CodeScreenshotFailed)
+			} else if shot.err != nil {
+				t.Errorf("screenshot in %s: %v", c, shot.err)
+			} else {
+				checkScreenshot(t, shot)
+			}
+		})
+	}
+
+	t.Run("pause pushes state events", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		watch := b.WatchSessions(ctx)
+		studio.send(t, "pause")
+		seen := map[protocol.Context]bool{}
+		timeout := time.After(15 * time.Second)
+		for !(seen[protocol.ContextServer] && seen[protocol.ContextEdit]) {
+			select {
+			case ev := <-watch:
+				if ev.Session.InstanceID == "E2E-PLAY" && ev.Session.State == protocol.StatePaused {
+					seen[ev.Session.Context] = true
+				}
+			case <-timeout:
+				t.Fatalf("no Paused state events, saw %v", seen)
+			}
+		}
+		studio.send(t, "resume")
+	})
+}
+
+func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	host := startServe(t, "serve-host", port)
+	standby := startProc(t, "serve-standby", binary, "serve", "--port", strconv.Itoa(port))
+	waitFor(t, 10*time.Second, "the standby to join", func() bool {
+		return strings.Contains(standby.output.String(), "standing by")
+	})
+	startStudio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
+	b := connect(t, port)
+	before := waitSessions(t, b, "E2E-FAILOVER", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+
+	killed := time.Now()
+	if err := host.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-host.done
+
+	var served time.Duration
+	waitFor(t, 20*time.Second, "all three sessions back with their ids", func() bool {
+		after := map[protocol.Context]string{}
+		for _, s := range sessions(t, b) {
+			if s.InstanceID == "E2E-FAILOVER" {
+				after[s.Context] = s.SessionID
+			}
+		}
+		for c, s := range before {
+			if after[c] != s.SessionID {
+				return false
+			}
+		}
+		served = time.Since(killed)
+		return true
+	})
+	t.Logf("plugins re-registered with the new host %s after kill -9", served.Round(time.Millisecond))
+	if served > 5*time.Second {
+		t.Errorf("plugins took %s to come back (target 2 s)", served)
+	}
+	for c, s := range before {
+		var st stateReply
+		mustCall(t, b, s.SessionID, "state", nil, &st)
+		if st.State != "Play" {
+			t.Errorf("%s after failover: %+v", c, st)
+		}
+	}
+	var r execReply
+	mustCall(t, b, before[protocol.ContextServer].SessionID, "exec", map[string]any{"script": "return 1 + 1"}, &r)
+	if !r.Success || string(r.ReturnValues[0]) != "2" {
+		t.Errorf("exec after failover: %+v", r)
+	}
+}
+
+func TestDropMidRequestAndRecover(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	startStudio(t, "studio", port, "--instance", "E2E-DROP", "--fault", "drop:exec")
+	b := connect(t, port)
+	before := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
+
+	r := call(t, b, before.SessionID, "exec", map[string]any{"script": "task.wait(2) return 1"})
+	wantCode(t, r, protocol.CodeSessionDisconnected)
+
+	after := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
+	if after.SessionID != before.SessionID {
+		t.Fatalf("session id changed across the drop: %s -> %s", before.SessionID, after.SessionID)
+	}
+	var e execReply
+	waitFor(t, 10*time.Second, "exec to work again", func() bool {
+		r := call(t, b, after.SessionID, "exec", map[string]any{"script": "return 3"})
+		return r.err == nil && json.Unmarshal(r.payload, &e) == nil && e.Success
+	})
+	if string(e.ReturnValues[0]) != "3" {
+		t.Errorf("exec after the drop: %+v", e)
+	}
+}

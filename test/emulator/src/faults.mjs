@@ -1,0 +1,127 @@
+// Fault modes (--fault, repeatable; also `fault <spec>` on stdin):
+//
+//   drop:<action>[:always]     when a request for <action> arrives, deliver it,
+//                              then drop the socket abruptly (no close frame)
+//                              20 ms later: the plugin is mid-request
+//   stall:<action>:<seconds>   when a request for <action> arrives, freeze
+//                              that DataModel (no Luau runs, nothing answers,
+//                              not even pings) for <seconds>
+//   refuse-stream[:<n>]        the next n (default: every)
+//                              HttpService:CreateWebStreamClient calls fail
+//   log-flood:<lines/s>        print numbered lines continuously in every
+//                              DataModel ("flood <n>")
+//   screenshot:timeout         CaptureScreenshot never calls back
+//   screenshot:error           CreateEditableImageAsync fails
+//
+// "*" as <action> matches every action.
+
+export function parseFault(spec) {
+  const parts = String(spec).split(':')
+  const kind = parts[0]
+  switch (kind) {
+    case 'drop':
+      if (!parts[1]) throw new Error(`fault ${spec}: want drop:<action>[:always]`)
+      return { kind, action: parts[1], always: parts[2] === 'always' }
+    case 'stall': {
+      const seconds = Number(parts[2])
+      if (!parts[1] || !(seconds > 0)) throw new Error(`fault ${spec}: want stall:<action>:<seconds>`)
+      return { kind, action: parts[1], seconds }
+    }
+    case 'refuse-stream': {
+      const n = parts[1] === undefined ? Infinity : Number(parts[1])
+      if (!(n >= 0)) throw new Error(`fault ${spec}: want refuse-stream[:<n>]`)
+      return { kind, remaining: n }
+    }
+    case 'log-flood': {
+      const rate = Number(parts[1])
+      if (!(rate > 0)) throw new Error(`fault ${spec}: want log-flood:<lines per second>`)
+      return { kind, rate }
+    }
+    case 'screenshot':
+      if (parts[1] !== 'timeout' && parts[1] !== 'error') throw new Error(`fault ${spec}: want screenshot:timeout or screenshot:error`)
+      return { kind, mode: parts[1] }
+    default:
+      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood or screenshot`)
+  }
+}
+
+export class Faults {
+  constructor(specs, window) {
+    this.window = window
+    this.list = specs.map(parseFault)
+    this.timers = []
+    this.floodCount = 0
+  }
+
+  add(spec) {
+    const f = parseFault(spec)
+    this.list.push(f)
+    if (f.kind === 'log-flood') this.startFlood(f)
+  }
+
+  clear() {
+    this.stop()
+    this.list = []
+  }
+
+  start() {
+    for (const f of this.list) if (f.kind === 'log-flood') this.startFlood(f)
+  }
+
+  startFlood(f) {
+    const tick = 50
+    let owed = 0
+    const timer = setInterval(() => {
+      owed += (f.rate * tick) / 1000
+      const n = Math.floor(owed)
+      owed -= n
+      for (let i = 0; i < n; i++) {
+        this.floodCount += 1
+        const line = `flood ${this.floodCount}`
+        for (const dm of this.window.models.values()) dm.command('print', line).catch(() => {})
+      }
+    }, tick)
+    timer.unref()
+    this.timers.push(timer)
+  }
+
+  stop() {
+    for (const t of this.timers) clearInterval(t)
+    this.timers = []
+  }
+
+  refuseStream() {
+    const f = this.list.find((x) => x.kind === 'refuse-stream' && x.remaining > 0)
+    if (!f) return undefined
+    f.remaining -= 1
+    return 'HttpService:CreateWebStreamClient() failed: the request was refused (emulated fault)'
+  }
+
+  value(name) {
+    if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
+    return undefined
+  }
+
+  // Inspects a frame from the host before the plugin sees it.
+  onIncoming(dm, socketId, text) {
+    const armed = this.list.filter((x) => (x.kind === 'drop' || x.kind === 'stall') && !x.used)
+    if (armed.length === 0) return
+    let msg
+    try {
+      msg = JSON.parse(text)
+    } catch {
+      return
+    }
+    if (msg.type !== 'request') return
+    for (const f of armed) {
+      if (f.action !== '*' && f.action !== msg.action) continue
+      if (!f.always) f.used = true
+      if (f.kind === 'drop') {
+        this.window.log(`[${dm.context}] dropping the socket during ${msg.action} request ${msg.id} (fault)`)
+        setTimeout(() => dm.sockets.get(socketId)?.ws.terminate(), 20)
+      } else {
+        dm.stall(f.seconds) // before the request is queued: nothing runs until it ends
+      }
+    }
+  }
+}

@@ -1,0 +1,270 @@
+// One emulated DataModel: a Luau VM (luau-web, its own wasm instance) running
+// the runtime (runtime/*.luau) and the plugin, driven by a pump that delivers
+// host events (socket and HTTP completions) and steps the task scheduler.
+
+import { readFileSync } from 'node:fs'
+import http from 'node:http'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import WebSocket from 'ws'
+
+const require = createRequire(import.meta.url)
+const here = path.dirname(fileURLToPath(import.meta.url))
+const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'testkit', 'boot']
+const runtimeSources = Object.fromEntries(
+  RUNTIME_FILES.map((name) => [name, readFileSync(path.join(here, '..', 'runtime', `${name}.luau`), 'utf8')]),
+)
+const luauEntry = pathToFileURL(require.resolve('luau-web')).href
+
+let vmCounter = 0
+
+// Each DataModel gets its own luau-web module instance, hence its own wasm
+// memory (luau-web's is fixed at ~16 MiB) and its own Asyncify state.
+async function freshLuau() {
+  vmCounter += 1
+  return import(`${luauEntry}?datamodel=${vmCounter}`)
+}
+
+export class DataModel {
+  constructor(window, context) {
+    this.window = window
+    this.context = context
+    this.queue = []
+    this.wake = null
+    this.stopped = false
+    this.stalledUntil = 0
+    this.sockets = new Map()
+    this.nextSocketId = 1
+    this.nextHttpId = 1
+    this.startedAt = performance.now()
+    this.busy = Promise.resolve()
+  }
+
+  log(...args) {
+    this.window.log(`[${this.context}]`, ...args)
+  }
+
+  hostApi() {
+    const w = this.window
+    return {
+      output: (ctx, messageType, message) => w.onOutput(this.context, messageType, message),
+      wallMillis: () => Date.now(),
+      elapsed: () => (performance.now() - w.startedAt) / 1000,
+      guid: () => w.nextGuid(this.context),
+      classInfo: (name) => {
+        const d = w.classDb.describe(name)
+        return d ? JSON.stringify(d) : undefined
+      },
+      enumItems: (name) => {
+        const items = w.classDb.enums.get(name)
+        if (!items) return undefined
+        return [...items].map(([k, v]) => `${k}=${v}`).join(';')
+      },
+      compile: (source, chunkname) => this.luau.loadstring(source, chunkname, false),
+      httpRequest: (ctx, method, url, headersJson, body) => this.httpRequest(method, url, headersJson, body),
+      wsOpen: (ctx, url) => this.wsOpen(url),
+      wsSend: (ctx, id, data) => this.wsSend(id, data),
+      wsClose: (ctx, id) => this.wsClose(id),
+      wsRefuse: () => w.faults.refuseStream(this.context),
+      settingsGet: (key) => w.settings.get(key),
+      settingsSet: (key, json) => w.setSetting(key, json),
+      fault: (ctx, name) => w.faults.value(name),
+      ui: (ctx, kind, id, state) => w.onUi(this.context, kind, id, state),
+    }
+  }
+
+  async start({ config, fixture, pluginTree }) {
+    const { LuauState } = await freshLuau()
+    this.luau = await LuauState.createAsync({ __host: this.hostApi() })
+    const chunks = RUNTIME_FILES.map((name) => this.luau.loadstring(runtimeSources[name], `=runtime/${name}`, true))
+    const bootstrap = this.luau.loadstring(
+      `local core, json, datatypes, instances, services, testkit, boot, configJson, fixtureJson, pluginJson = ...
+      local rt = { host = __host, globals = {} }
+      core()(rt)
+      json()(rt)
+      datatypes()(rt)
+      instances()(rt)
+      services()(rt)
+      testkit()(rt)
+      return boot()(rt, configJson, fixtureJson, pluginJson)`,
+      '=runtime/bootstrap',
+      true,
+    )
+    const [step, deliver, command] = await bootstrap(
+      ...chunks,
+      JSON.stringify(config),
+      JSON.stringify(fixture),
+      pluginTree ? JSON.stringify(pluginTree) : undefined,
+    )
+    this.step = step
+    this.deliverFn = deliver
+    this.commandFn = command
+    this.pumpDone = this.pump()
+  }
+
+  now() {
+    return (performance.now() - this.startedAt) / 1000
+  }
+
+  // Serialises every call into the VM.
+  enter(fn) {
+    const p = this.busy.then(fn)
+    this.busy = p.catch(() => {})
+    return p
+  }
+
+  push(kind, id, a, b, c) {
+    this.queue.push([kind, id, a, b, c])
+    this.poke()
+  }
+
+  poke() {
+    if (this.wake) {
+      const w = this.wake
+      this.wake = null
+      w()
+    }
+  }
+
+  async pump() {
+    while (!this.stopped) {
+      const stallLeft = this.stalledUntil - performance.now()
+      if (stallLeft > 0) {
+        await new Promise((r) => setTimeout(r, stallLeft))
+        continue
+      }
+      let next
+      try {
+        next = await this.enter(async () => {
+          const events = this.queue.splice(0)
+          for (const [kind, id, a, b, c] of events) await this.deliverFn(kind, id, a, b, c)
+          const [n] = await this.step(this.now())
+          return n
+        })
+      } catch (err) {
+        const text = String(err?.stack || err)
+        const hint = /OOM|enlarge memory|out of bounds/.test(text)
+          ? ' (luau-web gives each DataModel a fixed 16 MiB heap: a fixture, screenshot or log buffer this large does not fit)'
+          : ''
+        this.window.fatal(`[${this.context}] the Luau VM failed${hint}: ${text}`)
+        return
+      }
+      if (this.stopped) return
+      if (this.queue.length > 0 || next === 0) {
+        await new Promise((r) => setImmediate(r))
+        continue
+      }
+      const waitMs = next < 0 ? 1000 : Math.max(1, Math.min(next * 1000, 1000))
+      await new Promise((resolve) => {
+        const t = setTimeout(() => {
+          this.wake = null
+          resolve()
+        }, waitMs)
+        this.wake = () => {
+          clearTimeout(t)
+          resolve()
+        }
+      })
+    }
+  }
+
+  async command(name, arg) {
+    const [result] = await this.enter(() => this.commandFn(name, arg))
+    this.poke()
+    return result
+  }
+
+  stall(seconds) {
+    this.stalledUntil = Math.max(this.stalledUntil, performance.now() + seconds * 1000)
+    this.log(`stalling for ${seconds}s (fault)`)
+  }
+
+  // --- WebSockets ---------------------------------------------------------
+
+  wsOpen(url) {
+    const id = this.nextSocketId++
+    const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10000 })
+    const entry = { ws, errored: false }
+    this.sockets.set(id, entry)
+    ws.on('open', () => this.push('ws-open', id, 101, ''))
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? Buffer.from(data).toString('latin1') : data.toString('utf8')
+      this.window.faults.onIncoming(this, id, text)
+      this.push('ws-message', id, text)
+    })
+    ws.on('unexpected-response', (req, res) => {
+      entry.errored = true
+      this.push('ws-error', id, res.statusCode, `WebSocket upgrade refused: HTTP ${res.statusCode}`)
+      ws.terminate()
+    })
+    ws.on('error', (err) => {
+      if (!entry.errored) {
+        entry.errored = true
+        this.push('ws-error', id, 0, err.message)
+      }
+    })
+    ws.on('close', (code, reason) => {
+      this.sockets.delete(id)
+      if (!entry.errored) this.push('ws-close', id, code, reason.toString())
+    })
+    return id
+  }
+
+  wsSend(id, data) {
+    const entry = this.sockets.get(id)
+    if (entry && entry.ws.readyState === WebSocket.OPEN) entry.ws.send(data)
+  }
+
+  wsClose(id) {
+    const entry = this.sockets.get(id)
+    if (entry) {
+      entry.errored = true // the runtime already reported the close
+      entry.ws.close(1000)
+      setTimeout(() => entry.ws.terminate(), 2000).unref()
+    }
+  }
+
+  // Drops every socket abruptly (a network failure, not a close).
+  dropSockets() {
+    for (const entry of this.sockets.values()) entry.ws.terminate()
+  }
+
+  // --- HTTP (node:http, not fetch: fetch adds browser Sec-Fetch-* headers,
+  // which Studio's HttpService does not send) --------------------------------
+
+  httpRequest(method, url, headersJson, body) {
+    const id = this.nextHttpId++
+    let headers = {}
+    try {
+      headers = JSON.parse(headersJson || '{}')
+      if (Array.isArray(headers)) headers = {}
+    } catch {}
+    const req = http.request(url, { method, headers, timeout: 10000 }, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => this.push('http', id, res.statusCode, Buffer.concat(chunks).toString('utf8'), res.statusMessage))
+    })
+    req.on('timeout', () => req.destroy(new Error('Timedout')))
+    req.on('error', (err) => {
+      const reason = err.code === 'ECONNREFUSED' ? 'ConnectFail' : err.message === 'Timedout' ? 'Timedout' : 'ConnectFail'
+      this.push('http', id, 0, '', reason)
+    })
+    if (body && method !== 'GET') req.write(body)
+    req.end()
+    return id
+  }
+
+  async stop() {
+    if (this.stopped) return
+    try {
+      await this.command('unload')
+      // let Unloading handlers run
+      await new Promise((r) => setTimeout(r, 50))
+    } catch {}
+    this.stopped = true
+    this.poke()
+    for (const entry of this.sockets.values()) entry.ws.terminate()
+    await this.busy.catch(() => {})
+  }
+}

@@ -1,0 +1,510 @@
+// The real plugin, in the emulator, against a JavaScript host that speaks the
+// wire protocol: handshake, heartbeats, reconnection, every action, events,
+// faults. Fast and Go-free; e2e_test.go repeats the important parts against
+// the real Go host.
+
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { Window } from '../src/window.mjs'
+import { MiniHost, until } from './helpers/minihost.mjs'
+
+function newWindow(port, extra = {}) {
+  const output = []
+  const window = new Window({
+    port,
+    quiet: true,
+    onFatal: (m) => {
+      throw new Error(m)
+    },
+    ...extra,
+  })
+  window.outputListeners.push((context, type, message) => output.push({ context, type, message }))
+  return { window, output }
+}
+
+describe('edit window against a protocol-level host', () => {
+  let host
+  let window
+  let output
+  let session
+
+  before(async () => {
+    host = new MiniHost({ pingMs: 300 })
+    const port = await host.listen()
+    ;({ window, output } = newWindow(port, { instance: 'WIN-1' }))
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    session = await waiting
+  })
+
+  after(async () => {
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('hello describes the session', () => {
+    const h = session.hello
+    assert.deepEqual(h.protocolVersions, [1])
+    assert.equal(h.instanceId, 'WIN-1')
+    assert.equal(h.context, 'edit')
+    assert.equal(h.state, 'Edit')
+    assert.equal(h.placeName, 'TestPlace')
+    assert.equal(h.placeId, 1234567890)
+    assert.equal(h.gameId, 9876543210)
+    assert.equal(h.pluginVersion, '0.1.0')
+    assert.equal(h.previousSessionId, undefined)
+    for (const c of ['state', 'logs', 'query', 'exec', 'screenshot', 'subscribe', 'unsubscribe']) assert.ok(h.capabilities.includes(c), c)
+  })
+
+  test('answers pings with the same t', async () => {
+    await until(() => session.pongs.length >= 2, 3000)
+    assert.equal(typeof session.pongs[0].t, 'number')
+  })
+
+  test('says it connected, once, prefixed', async () => {
+    const lines = output.filter((o) => o.message.startsWith('[StudioBridge] connected'))
+    assert.equal(lines.length, 1)
+  })
+
+  test('state', async () => {
+    const r = await host.call(session, 'state')
+    assert.deepEqual(r.payload, { state: 'Edit', placeName: 'TestPlace', placeId: 1234567890, gameId: 9876543210 })
+  })
+
+  test('unknown action and bad payloads', async () => {
+    let r = await host.call(session, 'fly')
+    assert.equal(r.ok, false)
+    assert.equal(r.error.code, 'UNKNOWN_ACTION')
+    r = await host.call(session, 'logs', [1, 2])
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    r = await host.call(session, 'logs', { count: -1 })
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    r = await host.call(session, 'logs', { levels: ['Loud'] })
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    r = await host.call(session, 'query', {})
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    r = await host.call(session, 'query', { path: 'Workspace..X' })
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+  })
+
+  test('query: instance, attributes, not found with details', async () => {
+    let r = await host.call(session, 'query', { path: 'game.Workspace.SpawnLocation', properties: ['Position', 'Material', 'Anchored'], includeAttributes: true })
+    assert.equal(r.ok, true)
+    const inst = r.payload.instance
+    assert.equal(inst.className, 'SpawnLocation')
+    assert.equal(inst.path, 'game.Workspace.SpawnLocation')
+    assert.deepEqual(inst.properties, {
+      Position: { $type: 'Vector3', value: [0, 4, 0] },
+      Material: { $type: 'EnumItem', enum: 'Material', name: 'Plastic', value: 256 },
+      Anchored: true,
+    })
+    assert.deepEqual(inst.attributes, { Team: 'Blue', Lives: 3, Offset: { $type: 'Vector3', value: [0.1, 0.5, -2] } })
+    assert.equal(inst.childCount, 0)
+    r = await host.call(session, 'query', { path: 'game.Workspace.NonExistent' })
+    assert.equal(r.error.code, 'INSTANCE_NOT_FOUND')
+    assert.equal(r.error.message, 'No instance found at path: game.Workspace.NonExistent')
+    assert.deepEqual(r.error.details, { resolvedPath: 'game.Workspace', missingSegment: 'NonExistent' })
+    r = await host.call(session, 'query', { path: 'Workspace.Tower', properties: ['Base'] })
+    assert.equal(r.error.code, 'PROPERTY_NOT_FOUND')
+    assert.deepEqual(r.error.details, { property: 'Base', className: 'Model', path: 'game.Workspace.Tower' })
+  })
+
+  test('query: depth, children, dotted names, listServices', async () => {
+    let r = await host.call(session, 'query', { path: 'Workspace.Tower', depth: 1, properties: ['PrimaryPart'] })
+    const tower = r.payload.instance
+    assert.deepEqual(tower.properties.PrimaryPart, { $type: 'Instance', className: 'Part', path: 'game.Workspace.Tower.Base' })
+    assert.deepEqual(
+      tower.children.map((c) => c.path),
+      ['game.Workspace.Tower.Base', 'game.Workspace.Tower["Top.Level"]'],
+    )
+    r = await host.call(session, 'query', { path: 'Workspace.Tower.Top\\.Level', properties: ['Position'] })
+    assert.deepEqual(r.payload.instance.properties.Position, { $type: 'Vector3', value: [10, 20.25, 10] })
+    r = await host.call(session, 'query', { path: 'ReplicatedStorage.Shared', children: true, properties: ['Value'] })
+    assert.deepEqual(
+      r.payload.children.map((c) => [c.name, c.properties.Value]),
+      [
+        ['Greeting', 'hello, world'],
+        ['Answer', 42],
+      ],
+    )
+    r = await host.call(session, 'query', { path: 'StarterGui.Hud.Panel', properties: ['Size'] })
+    assert.deepEqual(r.payload.instance.properties.Size, { $type: 'UDim2', value: [0.5, 10, 0, 40] })
+    r = await host.call(session, 'query', { path: 'ignored', listServices: true })
+    const names = r.payload.services.map((s) => s.name)
+    for (const n of ['Workspace', 'Lighting', 'ReplicatedStorage', 'LogService']) assert.ok(names.includes(n), n)
+  })
+
+  test('query: default properties come from ReflectionService', async () => {
+    const r = await host.call(session, 'query', { path: 'Workspace.SpawnLocation' })
+    const props = r.payload.instance.properties
+    assert.equal(props.Name, 'SpawnLocation')
+    assert.equal(props.ClassName, 'SpawnLocation')
+    assert.deepEqual(props.Parent, { $type: 'Instance', className: 'Workspace', path: 'game.Workspace' })
+    assert.deepEqual(props.Size, { $type: 'Vector3', value: [12, 1, 12] })
+    assert.deepEqual(props.BrickColor, { $type: 'BrickColor', value: 'Medium stone grey', number: 194 })
+  })
+
+  test('exec streams output in order, then answers', async () => {
+    const r = await host.call(session, 'exec', {
+      script: 'print("one")\nwarn("two")\ntask.wait(0.05)\nprint("three", 3)\nreturn 7, "x", nil, Vector3.new(1, 2, 3)',
+    })
+    assert.equal(r.ok, true)
+    assert.deepEqual(r.progress, [
+      { level: 'Print', body: 'one' },
+      { level: 'Warning', body: 'two' },
+      { level: 'Print', body: 'three 3' },
+    ])
+    assert.deepEqual(r.payload, {
+      success: true,
+      logs: r.progress,
+      returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
+    })
+  })
+
+  test('exec: compile and runtime errors are results', async () => {
+    let r = await host.call(session, 'exec', { script: 'print("before")\nlocal x = nil\nreturn x.Name' })
+    assert.equal(r.ok, true)
+    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }] })
+    r = await host.call(session, 'exec', { script: 'return (' })
+    assert.equal(r.payload.success, false)
+    assert.match(r.payload.error, /^Script:1: Expected identifier/)
+    r = await host.call(session, 'exec', { script: 'error({code = 1})' })
+    assert.equal(r.payload.success, false)
+    r = await host.call(session, 'exec', { script: 'return 1', chunkName: 'MyChunk' })
+    assert.deepEqual(r.payload.returnValues, [1])
+    r = await host.call(session, 'exec', { script: 'error("boom")', chunkName: 'MyChunk' })
+    assert.equal(r.payload.error, 'MyChunk:1: boom')
+  })
+
+  test('exec: the environment hides the plugin', async () => {
+    const r = await host.call(session, 'exec', { script: 'return script, plugin, typeof(game), game:GetService("RunService"):IsEdit()' })
+    assert.deepEqual(r.payload.returnValues, [null, null, 'Instance', true])
+  })
+
+  test('exec: a second script meanwhile is BUSY; cancel frees the slot', async () => {
+    const first = host.call(session, 'exec', { script: 'task.wait(30) return "late"' })
+    const firstId = session.lastRequestId
+    await new Promise((r) => setTimeout(r, 100))
+    const second = await host.call(session, 'exec', { script: 'return 1' })
+    assert.equal(second.ok, false)
+    assert.equal(second.error.code, 'BUSY')
+    assert.equal(second.error.message, 'Plugin is busy executing another script.')
+    host.cancel(session, firstId)
+    const cancelled = await first
+    assert.equal(cancelled.ok, false)
+    assert.equal(cancelled.error.code, 'CANCELLED')
+    const third = await host.call(session, 'exec', { script: 'return 2' })
+    assert.deepEqual(third.payload.returnValues, [2])
+  })
+
+  test('logs: tail, head, levels, internal', async () => {
+    await window.models.get('edit').command('print', 'log-a')
+    await window.models.get('edit').command('warn', 'log-b')
+    await window.models.get('edit').command('error', 'log-c')
+    await new Promise((r) => setTimeout(r, 50))
+    let r = await host.call(session, 'logs', { count: 3 })
+    assert.deepEqual(
+      r.payload.entries.map((e) => [e.level, e.body]),
+      [
+        ['Print', 'log-a'],
+        ['Warning', 'log-b'],
+        ['Error', 'log-c'],
+      ],
+    )
+    const seqs = r.payload.entries.map((e) => e.seq)
+    assert.deepEqual(seqs, [seqs[0], seqs[0] + 1, seqs[0] + 2])
+    assert.ok(r.payload.entries.every((e) => typeof e.timestamp === 'number' && e.timestamp > 1.6e12))
+    assert.equal(r.payload.bufferCapacity, 5000)
+    r = await host.call(session, 'logs', { count: 2, direction: 'head', includeInternal: true })
+    assert.match(r.payload.entries[0].body, /^\[StudioBridge\]/)
+    r = await host.call(session, 'logs', { count: 100, levels: ['Error'] })
+    assert.deepEqual(
+      r.payload.entries.map((e) => e.body),
+      ['log-c'],
+    )
+    assert.equal(r.payload.total, 1)
+  })
+
+  test('subscribe: live log events with seq, internal lines hidden', async () => {
+    const r = await host.call(session, 'subscribe', { events: ['log'] })
+    assert.deepEqual(r.payload, { events: ['log', 'state'] })
+    await window.models.get('edit').command('print', 'live-1')
+    await window.models.get('edit').command('print', '[StudioBridge] internal')
+    await window.models.get('edit').command('warn', 'live-2')
+    const ev = await host.waitEvent(session, (e) => e.event === 'log' && e.payload.body === 'live-2')
+    const logs = session.events.filter((e) => e.event === 'log').map((e) => e.payload.body)
+    assert.deepEqual(logs.slice(-2), ['live-1', 'live-2'])
+    assert.equal(ev.payload.level, 'Warning')
+    assert.equal(typeof ev.seq, 'number')
+    const u = await host.call(session, 'unsubscribe', { events: ['log'] })
+    assert.deepEqual(u.payload, { events: ['state'] })
+    const before = session.events.length
+    await window.models.get('edit').command('print', 'after-unsubscribe')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(session.events.length, before)
+  })
+
+  test('screenshot: chunked RGBA with the deterministic pattern', async () => {
+    const r = await host.call(session, 'screenshot')
+    assert.equal(r.ok, true)
+    assert.ok(r.chunks >= 2, `chunks: ${r.chunks}`)
+    const { width, height, format, data } = r.payload
+    assert.deepEqual([width, height, format], [320, 200, 'rgba8'])
+    const raw = Buffer.from(data, 'base64')
+    assert.equal(raw.length, width * height * 4)
+    for (const [x, y] of [
+      [0, 0],
+      [319, 199],
+      [100, 50],
+    ]) {
+      const o = (y * width + x) * 4
+      assert.deepEqual([...raw.subarray(o, o + 4)], [Math.floor((x * 255) / 319), Math.floor((y * 255) / 199), (x ^ y) & 255, 255])
+    }
+  })
+
+  test('reconnects after the socket drops, keeping its session id', async () => {
+    const id = session.sessionId
+    const waiting = host.waitSession()
+    const t0 = Date.now()
+    session.ws.terminate()
+    const next = await waiting
+    assert.equal(next.hello.previousSessionId, id)
+    assert.equal(next.sessionId, id)
+    assert.ok(Date.now() - t0 < 2000, `reconnected after ${Date.now() - t0} ms`)
+    session = next
+    // subscriptions do not survive a reconnect
+    await window.models.get('edit').command('print', 'not-followed')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(session.events.filter((e) => e.event === 'log').length, 0)
+  })
+
+  test('the toolbar button turns the connection off and on', async () => {
+    const dm = window.models.get('edit')
+    assert.equal(await dm.command('click', 'StudioBridgeToggle'), true)
+    await until(() => session.closed, 3000)
+    assert.ok(output.some((o) => o.message === '[StudioBridge] off: disconnected; click Bridge to connect again'))
+    const waiting = host.waitSession()
+    await dm.command('click', 'StudioBridgeToggle')
+    session = await waiting
+    assert.equal(session.hello.context, 'edit')
+  })
+})
+
+describe('the settings panel', () => {
+  test('changing the port moves the plugin to another host; bad input is refused', async () => {
+    const first = new MiniHost()
+    const second = new MiniHost()
+    const port1 = await first.listen()
+    const port2 = await second.listen()
+    const { window } = newWindow(port1)
+    const waiting = first.waitSession()
+    await window.start(['edit'])
+    const s1 = await waiting
+    assert.equal((await first.call(s1, 'state')).ok, true) // the plugin has the welcome
+    const dm = window.models.get('edit')
+    assert.equal(await dm.command('click', 'StudioBridgeSettings'), true)
+    assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1))
+
+    assert.equal(await dm.command('type', 'StudioBridgeSettings.Port 99999'), true)
+    await until(async () => String(await dm.command('widget', 'StudioBridgeSettings.Status')).includes('1 to 65535'))
+    assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1))
+    assert.equal(s1.closed, false)
+
+    const moved = second.waitSession()
+    await dm.command('type', `StudioBridgeSettings.Port ${port2}`)
+    const s2 = await moved
+    assert.equal(s2.hello.previousSessionId, s1.sessionId)
+    assert.equal(window.settings.get('Port'), String(port2))
+    await until(() => s1.closed)
+
+    await dm.command('type', 'StudioBridgeSettings.LogCapacity 2500')
+    await until(async () => (await second.call(s2, 'logs', { count: 1 })).payload.bufferCapacity === 2500)
+    await window.shutdown()
+    await first.close()
+    await second.close()
+  })
+})
+
+describe('Play mode: three DataModels, one window', () => {
+  let host
+  let window
+
+  before(async () => {
+    host = new MiniHost()
+    const port = await host.listen()
+    ;({ window } = newWindow(port, { instance: 'WIN-PLAY' }))
+    await window.start(['edit', 'server', 'client'])
+    await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
+  })
+
+  after(async () => {
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('all three share the window id and report Play', async () => {
+    for (const c of ['edit', 'server', 'client']) {
+      const s = await host.sessionFor(c)
+      assert.equal(s.hello.instanceId, 'WIN-PLAY', c)
+      const r = await host.call(s, 'state')
+      assert.equal(r.payload.state, 'Play', c)
+    }
+  })
+
+  test('exec runs in each context (ModuleScript fallback without loadstring)', async () => {
+    for (const [c, expected] of [
+      ['edit', [true, false]],
+      ['server', [true, false]],
+      ['client', [false, true]],
+    ]) {
+      const s = await host.sessionFor(c)
+      const r = await host.call(s, 'exec', {
+        script: 'local rs = game:GetService("RunService")\nreturn rs:IsServer(), game:GetService("Players").LocalPlayer ~= nil',
+      })
+      assert.deepEqual(r.payload.returnValues, expected, c)
+      const bad = await host.call(s, 'exec', { script: 'local a = 1\nreturn a.b.c' })
+      assert.equal(bad.payload.success, false)
+      assert.match(bad.payload.error, /^Script:2: attempt to index/, c)
+    }
+  })
+
+  test('contexts see their own DataModel', async () => {
+    const server = await host.sessionFor('server')
+    const client = await host.sessionFor('client')
+    let r = await host.call(server, 'query', { path: 'ServerStorage.ServerOnly', properties: ['Value'] })
+    assert.equal(r.payload.instance.properties.Value, true)
+    r = await host.call(client, 'query', { path: 'ServerStorage.ServerOnly' })
+    assert.equal(r.error.code, 'INSTANCE_NOT_FOUND')
+    r = await host.call(client, 'query', { path: 'Workspace.ClientOnly' })
+    assert.equal(r.ok, true)
+  })
+
+  test('screenshot fails clearly on the server', async () => {
+    const r = await host.call(await host.sessionFor('server'), 'screenshot')
+    assert.equal(r.error.code, 'SCREENSHOT_FAILED')
+    assert.match(r.error.message, /server DataModel has no viewport/)
+  })
+
+  test('pause and resume push state events', async () => {
+    const server = await host.sessionFor('server')
+    await window.setRunState('Paused')
+    await host.waitEvent(server, (e) => e.event === 'state' && e.payload.state === 'Paused', 4000)
+    const edit = await host.sessionFor('edit')
+    await host.waitEvent(edit, (e) => e.event === 'state' && e.payload.state === 'Paused', 6000)
+    await window.setRunState('Running')
+    await host.waitEvent(server, (e) => e.event === 'state' && e.payload.state === 'Play' && server.events.indexOf(e) > 0, 4000)
+  })
+
+  test('stopping Play closes the server and client sessions; edit goes back to Edit', async () => {
+    const edit = await host.sessionFor('edit')
+    await window.stopPlay()
+    await until(() => host.sessions.filter((s) => !s.closed).length === 1, 5000)
+    await host.waitEvent(edit, (e) => e.event === 'state' && e.payload.state === 'Edit', 10000)
+  })
+})
+
+describe('a host that rejects the plugin', () => {
+  test('the reject message is shown once, prefixed, and the plugin keeps quiet', async () => {
+    const host = new MiniHost({ reject: { code: 'UNSUPPORTED_PROTOCOL', message: 'speak v2 please' } })
+    const port = await host.listen()
+    const { window, output } = newWindow(port)
+    await window.start(['edit'])
+    await until(() => host.hellos.length >= 1, 5000)
+    await new Promise((r) => setTimeout(r, 500))
+    const shown = output.filter((o) => o.message.includes('speak v2 please'))
+    assert.equal(shown.length, 1)
+    assert.equal(shown[0].message, '[StudioBridge] studio-bridge refused this plugin: speak v2 please')
+    assert.equal(host.hellos.length, 1, 'no immediate retry after a reject')
+    // the same host stays: the plugin does not ask again
+    await new Promise((r) => setTimeout(r, 5500))
+    assert.equal(host.hellos.length, 1, 'no retry while the rejecting host is unchanged')
+    // a different host version (an upgraded host) is tried again
+    host.reject = null
+    host.health.version = '0.0.2-upgraded'
+    await host.waitSession(8000)
+    assert.equal(host.hellos.length, 2)
+    await window.shutdown()
+    await host.close()
+  })
+})
+
+describe('faults', () => {
+  test('refused streams: the plugin backs off and connects when allowed', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window, output } = newWindow(port, { faults: ['refuse-stream:1'] })
+    const waiting = host.waitSession(12000)
+    await window.start(['edit'])
+    const s = await waiting
+    assert.equal(s.hello.context, 'edit')
+    assert.ok(output.some((o) => o.message.includes('could not open a WebSocket')))
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('drop mid-request: the call fails, the plugin comes back with its session id', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port, { faults: ['drop:exec'] })
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    const s = await waiting
+    const again = host.waitSession()
+    await assert.rejects(host.call(s, 'exec', { script: 'task.wait(1) return 1' }), /socket closed/)
+    const s2 = await again
+    assert.equal(s2.sessionId, s.sessionId)
+    const r = await host.call(s2, 'exec', { script: 'return 2' })
+    assert.deepEqual(r.payload.returnValues, [2])
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('stall: nothing answers while the DataModel is frozen, then it catches up', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port, { faults: ['stall:state:1'] })
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    const s = await waiting
+    const t0 = Date.now()
+    const r = await host.call(s, 'state')
+    assert.equal(r.ok, true)
+    assert.ok(Date.now() - t0 >= 900, `answered after ${Date.now() - t0} ms`)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('screenshot faults become SCREENSHOT_FAILED', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port, { faults: ['screenshot:error'] })
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    const s = await waiting
+    const r = await host.call(s, 'screenshot')
+    assert.equal(r.error.code, 'SCREENSHOT_FAILED')
+    assert.match(r.error.message, /could not read the capture/)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('a log flood keeps flowing while requests are answered', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port, { faults: ['log-flood:400'] })
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    const s = await waiting
+    await host.call(s, 'subscribe', { events: ['log'] })
+    await new Promise((r) => setTimeout(r, 600))
+    const t0 = Date.now()
+    const r = await host.call(s, 'state')
+    assert.equal(r.ok, true)
+    assert.ok(Date.now() - t0 < 1000)
+    const seqs = s.events.filter((e) => e.event === 'log').map((e) => e.seq)
+    assert.ok(seqs.length > 50, `only ${seqs.length} log events`)
+    for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1, 'no gaps in seq')
+    await window.shutdown()
+    await host.close()
+  })
+})
