@@ -113,7 +113,8 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	merr := os.Chmod(tmp.Name(), 0o644) // CreateTemp makes files private
+	if err := errors.Join(werr, cerr, merr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}

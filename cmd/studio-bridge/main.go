@@ -8,9 +8,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/plugin"
 )
 
 func main() {
+	commands.PluginBuild.Data, commands.PluginBuild.Version = plugin.RBXM, plugin.Version()
 	if oneShot(os.Args) {
 		// A one-shot command allocates little and exits soon: collecting
 		// garbage only past a memory limit saves it several milliseconds.
