@@ -76,6 +76,9 @@ func connectWith(t *testing.T, port int, opts Options) *Bridge {
 	if opts.Log == nil {
 		opts.Log = testLog(t)
 	}
+	if opts.Grace == 0 {
+		opts.Grace = testGrace
+	}
 	b, err := Connect(ctx, opts)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -158,7 +158,7 @@ func BenchmarkSessionsJSON(b *testing.B) {
 	client := connect(b, port)
 	startPlugins(b, port, n)
 	waitSessions(b, client, n)
-	time.Sleep(time.Until(started.Add(ResolveGrace + 100*time.Millisecond)))
+	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 
 	ctx := context.Background()
 	var buf bytes.Buffer
@@ -206,7 +206,7 @@ func BenchmarkJoinListLeave(b *testing.B) {
 	connect(b, port)
 	startPlugins(b, port, n)
 	waitSessions(b, connect(b, port), n)
-	time.Sleep(time.Until(started.Add(ResolveGrace + 100*time.Millisecond)))
+	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 	ctx := context.Background()
 	samples := benchutil.NewSamples(b.N)
 	b.ReportAllocs()

@@ -33,6 +33,9 @@ type Options struct {
 	// JoinTimeout bounds one attempt to become or join the host; zero means
 	// 5 s.
 	JoinTimeout time.Duration
+	// Grace overrides ResolveGrace (tests whose plugins retry faster than
+	// the real plugin's 2 s poll).
+	Grace time.Duration
 }
 
 // Timing of resolution and failover.
@@ -79,6 +82,9 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 	}
 	if opts.JoinTimeout <= 0 {
 		opts.JoinTimeout = 5 * time.Second
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = ResolveGrace
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -304,37 +310,29 @@ func probeHealth(ctx context.Context, addr string) (Health, error) {
 	return h, nil
 }
 
-// settleQuiet is how long a fresh host's session list must stay unchanged
-// before Sessions trusts it is complete.
-const settleQuiet = 300 * time.Millisecond
-
-// Sessions implements Conn. On a host younger than ResolveGrace it first
-// waits for already-running plugins to find it: until the list is non-empty
-// and quiet for a moment, or the grace ends.
+// Sessions implements Conn. A host younger than ResolveGrace first waits out
+// the grace: plugins that were already running poll for a host every 2 s, so
+// until then the list may lack a Studio window, and acting on a partial list
+// could send a command to the wrong one.
 func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 	for {
 		be, err := b.backend(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, changed := b.hub.snapshot()
-		wait := time.Until(be.hostStartedAt().Add(ResolveGrace))
+		wait := time.Until(be.hostStartedAt().Add(b.opts.Grace))
 		if wait <= 0 {
+			s, _ := b.hub.snapshot()
 			return s, nil
-		}
-		if len(s) > 0 {
-			wait = min(wait, settleQuiet)
 		}
 		timer := time.NewTimer(wait)
 		select {
-		case <-changed:
-			timer.Stop()
 		case <-be.lostCh():
 			timer.Stop()
 		case <-timer.C:
-			return s, nil
 		case <-ctx.Done():
 			timer.Stop()
+			s, _ := b.hub.snapshot()
 			return s, nil
 		}
 	}
@@ -345,40 +343,23 @@ func (b *Bridge) WatchSessions(ctx context.Context) <-chan SessionEvent {
 	return b.hub.watchSessions(ctx)
 }
 
-// Resolve implements Conn. On a fresh host it resolves against a settled
-// session list (see Sessions) and, while the grace lasts, retries errors that
-// a plugin still on its way could cure.
+// Resolve implements Conn. A named session that is already connected is
+// used at once; anything else is resolved against the full list, which on a
+// fresh host means after its grace (see Sessions).
 func (b *Bridge) Resolve(ctx context.Context, t Target) (protocol.SessionInfo, error) {
-	for {
-		sessions, err := b.Sessions(ctx)
-		if err != nil {
+	if t.SessionID != "" {
+		if _, err := b.backend(ctx); err != nil {
 			return protocol.SessionInfo{}, err
 		}
-		s, err := Resolve(sessions, t)
-		var re *ResolveError
-		if err == nil || !errors.As(err, &re) || re.Kind == MultipleInstances {
-			return s, err
+		if s, ok := b.hub.get(t.SessionID); ok {
+			return s, nil
 		}
-		be, berr := b.backend(ctx)
-		if berr != nil {
-			return s, err
-		}
-		_, changed := b.hub.snapshot()
-		wait := time.Until(be.hostStartedAt().Add(ResolveGrace))
-		if wait <= 0 {
-			return s, err
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-changed:
-		case <-be.lostCh():
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return s, err
-		}
-		timer.Stop()
 	}
+	sessions, err := b.Sessions(ctx)
+	if err != nil {
+		return protocol.SessionInfo{}, err
+	}
+	return Resolve(sessions, t)
 }
 
 // Call implements Conn.

@@ -35,11 +35,15 @@ func testLog(t testing.TB) *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+// testGrace is the resolution grace of test bridges: their fake plugins
+// retry every 50 ms, not every 2 s as the real plugin searches.
+const testGrace = 300 * time.Millisecond
+
 func connect(t testing.TB, port int) *Bridge {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := Connect(ctx, Options{Port: port, Version: "1.0.0", Log: testLog(t)})
+	b, err := Connect(ctx, Options{Port: port, Version: "1.0.0", Log: testLog(t), Grace: testGrace})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

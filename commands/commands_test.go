@@ -30,7 +30,7 @@ func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port})
+	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func newWorld(t *testing.T) *world {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port})
+	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

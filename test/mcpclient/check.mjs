@@ -146,14 +146,6 @@ try {
       assert.ok(!r.isError);
       assert.deepEqual(textOf(r), expected.state);
     });
-    await check("studio_logs", async () => {
-      const r = await client.callTool({ name: "studio_logs", arguments: { count: 100, direction: "head" } });
-      assert.ok(!r.isError);
-      const logs = textOf(r);
-      for (const body of expected.logBodies) {
-        assert.ok(logs.entries.some((e) => e.body === body), `log line ${JSON.stringify(body)} in ${JSON.stringify(logs.entries)}`);
-      }
-    });
     await check("studio_query", async () => {
       const r = await client.callTool({ name: "studio_query", arguments: { path: expected.query.path } });
       assert.ok(!r.isError, JSON.stringify(r.content));
@@ -183,6 +175,14 @@ try {
       assert.equal(out.success, false);
       assert.match(out.error, new RegExp(expected.exec.errorPattern));
       assert.deepEqual(out.logs.map((l) => l.body), expected.exec.failingLines);
+    });
+    await check("studio_logs (after the scripts above printed)", async () => {
+      const r = await client.callTool({ name: "studio_logs", arguments: { count: 100, direction: "head" } });
+      assert.ok(!r.isError);
+      const logs = textOf(r);
+      for (const body of expected.logBodies) {
+        assert.ok(logs.entries.some((e) => e.body === body), `log line ${JSON.stringify(body)} in ${JSON.stringify(logs.entries)}`);
+      }
     });
     await check("studio_screenshot returns a PNG image block", async () => {
       const r = await client.callTool({ name: "studio_screenshot", arguments: {} });

@@ -46,12 +46,12 @@ func window(t *testing.T, port int, instance string) {
 
 // runCheck runs check.mjs; every mcp process it starts is the bridge host
 // (nothing else holds the port), so plugins find it as they would a fresh one.
-func runCheck(t *testing.T, bin string, port int, transport, scenario string) {
+func runCheck(t *testing.T, bin string, port int, transport, scenario, expect string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "check.mjs", "--bin", bin, "--port", strconv.Itoa(port),
-		"--transport", transport, "--scenario", scenario, "--expect", "expect-fakeplugin.json")
+		"--transport", transport, "--scenario", scenario, "--expect", expect)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
@@ -67,7 +67,7 @@ func TestOfficialClientOneWindow(t *testing.T) {
 	port := freePort(t)
 	window(t, port, "A")
 	for _, transport := range []string{"stdio", "http"} {
-		runCheck(t, bin, port, transport, "single")
+		runCheck(t, bin, port, transport, "single", "expect-fakeplugin.json")
 	}
 }
 
@@ -76,5 +76,41 @@ func TestOfficialClientTwoWindows(t *testing.T) {
 	port := freePort(t)
 	window(t, port, "A")
 	window(t, port, "B")
-	runCheck(t, bin, port, "stdio", "multi")
+	runCheck(t, bin, port, "stdio", "multi", "expect-fakeplugin.json")
+}
+
+// emulatedWindow runs one emulated Studio window (the real plugin source
+// under luau-web) until the test ends.
+func emulatedWindow(t *testing.T, port int, instance string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("..", "emulator", "node_modules", "luau-web")); err != nil {
+		t.Fatalf("the emulator needs its Node packages: run `npm ci --prefix test/emulator` (%v)", err)
+	}
+	cmd := exec.Command("node", filepath.Join("..", "emulator", "bin", "studio.mjs"), "--port", strconv.Itoa(port),
+		"--instance", instance, "--quiet")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("emulator %s stderr:\n%s", instance, stderr.String())
+		}
+	})
+}
+
+// TestOfficialClientAgainstTheEmulator is the check that matters most: the
+// official client, studio-bridge mcp, and the real plugin in emulated Studio.
+func TestOfficialClientAgainstTheEmulator(t *testing.T) {
+	bin := build(t)
+	port := freePort(t)
+	emulatedWindow(t, port, "11111111-1111-1111-1111-111111111111")
+	for _, transport := range []string{"stdio", "http"} {
+		runCheck(t, bin, port, transport, "single", "expect-emulator.json")
+	}
+	emulatedWindow(t, port, "22222222-2222-2222-2222-222222222222")
+	runCheck(t, bin, port, "stdio", "multi", "expect-emulator.json")
 }
