@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
 
 func studioPlugin(t *testing.T, port string) {
@@ -77,59 +74,6 @@ func TestTerminalPiped(t *testing.T) {
 	}
 }
 
-// openPTY opens a pseudo-terminal pair. Both ends are non-blocking files on
-// Go's poller, so closing them wakes their readers.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	mfd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatalf("open /dev/ptmx: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(mfd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlock pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(mfd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("pty number: %v", err)
-	}
-	name := fmt.Sprintf("/dev/pts/%d", n)
-	sfd, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatalf("open %s: %v", name, err)
-	}
-	_ = unix.IoctlSetWinsize(sfd, unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120})
-	return os.NewFile(uintptr(mfd), "/dev/ptmx"), os.NewFile(uintptr(sfd), name)
-}
-
-// screen collects what the terminal shows.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-func (s *screen) waitFor(t *testing.T, want string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("screen never showed %q:\n%s", want, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestTerminalPTY types into a real pseudo-terminal: line editing, Enter
 // continuing an unfinished chunk, Ctrl-C cancelling a running script and
 // clearing a line, Ctrl-D exiting.
@@ -137,21 +81,9 @@ func TestTerminalPTY(t *testing.T) {
 	port := freePort(t)
 	studioPlugin(t, port)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	master, slave := openPTY(t)
+	master, slave := ptytest.Open(t)
 	defer master.Close()
-	scr := &screen{}
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			scr.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	scr := ptytest.Record(master)
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(context.Background(), []string{"studio-bridge", "--port", port, "terminal"}, IO{In: slave, Out: slave, Err: slave})
@@ -161,23 +93,23 @@ func TestTerminalPTY(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scr.waitFor(t, "Place [edit]> ")
+	scr.WaitFor(t, "Place [edit]> ")
 	typeKeys("if true then\r")
-	scr.waitFor(t, "...> ")
+	scr.WaitFor(t, "...> ")
 	typeKeys("print('hi')\rend\r")
-	scr.waitFor(t, "[Warning] two")
-	scr.waitFor(t, "Vector3(1, 2, 3)")
+	scr.WaitFor(t, "[Warning] two")
+	scr.WaitFor(t, "Vector3(1, 2, 3)")
 
 	typeKeys("task.wait(1e9) -- wait\r") // the fake Studio never finishes scripts that say wait
 	time.Sleep(200 * time.Millisecond)
 	typeKeys("\x03")
-	scr.waitFor(t, "cancelled")
+	scr.WaitFor(t, "cancelled")
 
 	typeKeys("print('never')\x03")
 	typeKeys("\x1b[A") // up arrow recalls history
-	scr.waitFor(t, "task.wait(1e9) -- wait")
+	scr.WaitFor(t, "task.wait(1e9) -- wait")
 	typeKeys("\x03.state\r")
-	scr.waitFor(t, "State:  Edit")
+	scr.WaitFor(t, "State:  Edit")
 
 	typeKeys("\x04")
 	select {
@@ -191,7 +123,7 @@ func TestTerminalPTY(t *testing.T) {
 	slave.Close()
 	master.Close()
 	select {
-	case <-copied:
+	case <-scr.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("screen reader did not stop")
 	}

@@ -1,0 +1,119 @@
+package emulator_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/ptytest"
+)
+
+// TestTerminalInAPseudoTerminal types into `studio-bridge terminal`, run in
+// a real pseudo-terminal, attached to an emulated Studio window: what a
+// person sees.
+func TestTerminalInAPseudoTerminal(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	startStudio(t, "studio", port, "--quiet")
+	master, slave := ptytest.Open(t)
+	defer master.Close()
+	scr := ptytest.Record(master)
+
+	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
+	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("screen:\n%s", scr.String())
+		}
+	})
+	keys := func(s string) {
+		t.Helper()
+		if _, err := master.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	scr.WaitFor(t, fmt.Sprintf("%s [edit]> ", fixture.Place.Name))
+	keys(`print("hello from the terminal")` + "\r")
+	scr.WaitFor(t, "hello from the terminal")
+
+	keys("for i = 1, 3 do\r")
+	scr.WaitFor(t, "...> ")
+	keys("print(\"row \" .. i * 10)\rend\r")
+	scr.WaitFor(t, "row 30")
+
+	keys("warn(\"careful\") return workspace.SpawnLocation.Position\r")
+	scr.WaitFor(t, "careful")
+	scr.WaitFor(t, "Vector3(0, 4, 0)")
+
+	keys("error(\"boom\")\r")
+	scr.WaitFor(t, "script error")
+
+	keys(".state\r")
+	scr.WaitFor(t, "State:  Edit")
+	keys(".query Workspace.SpawnLocation --properties Position\r")
+	scr.WaitFor(t, "Position = Vector3(0, 4, 0)")
+	keys(".logs 5\r")
+	scr.WaitFor(t, "[Warning] careful")
+
+	keys("while true do task.wait(0.05) end\r")
+	time.Sleep(300 * time.Millisecond)
+	keys("\x03")
+	scr.WaitFor(t, "cancelled")
+	keys("print(\"still alive\")\r")
+	scr.WaitFor(t, "still alive")
+
+	keys("\x04")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("terminal exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-D did not end the terminal")
+	}
+}
+
+// TestLaunchStartsStudio points --studio-path at a script that starts an
+// emulated Studio window, as the real executable would start Studio.
+func TestLaunchStartsStudio(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	script := filepath.Join(t.TempDir(), "RobloxStudio")
+	body := fmt.Sprintf("#!/bin/sh\nexec %q %q --port \"$STUDIO_BRIDGE_PORT\" --place \"$(basename \"$1\" .rbxl)\" --quiet\n",
+		nodePath, filepath.Join(emulatorD, "bin", "studio.mjs"))
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	place := filepath.Join(t.TempDir(), "Obby.rbxl")
+	if err := os.WriteFile(place, []byte("<roblox/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "--", "--place Obby").Run() })
+
+	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
+	cmd.Env = append(childEnv(), "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("launch: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Studio is up: Obby [edit]") {
+		t.Fatalf("launch printed:\n%s", out)
+	}
+}
