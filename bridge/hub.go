@@ -76,20 +76,42 @@ func (h *hub) applyLocked(kind string, s protocol.SessionInfo) {
 }
 
 // reset makes the mirror equal to snapshot, telling watchers the difference.
-// A new backend calls it with the list its host has.
+// A new backend calls it with the list its host has. It replaces the list in
+// one step: a joining client receives every session at once.
 func (h *hub) reset(snapshot []protocol.SessionInfo) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	keep := make(map[string]bool, len(snapshot))
+	next := make(map[string]protocol.SessionInfo, len(snapshot))
+	var events []SessionEvent
 	for _, s := range snapshot {
-		keep[s.SessionID] = true
-		if old, ok := h.sessions[s.SessionID]; !ok || !sameSession(old, s) {
-			h.applyLocked(protocol.SessionUpdated, s)
+		next[s.SessionID] = s
+		old, ok := h.sessions[s.SessionID]
+		switch {
+		case !ok:
+			events = append(events, SessionEvent{Kind: protocol.SessionConnected, Session: s})
+		case !sameSession(old, s):
+			events = append(events, SessionEvent{Kind: protocol.SessionUpdated, Session: s})
 		}
 	}
 	for id, s := range h.sessions {
-		if !keep[id] {
-			h.applyLocked(protocol.SessionDisconnected, s)
+		if _, ok := next[id]; !ok {
+			events = append(events, SessionEvent{Kind: protocol.SessionDisconnected, Session: s})
+		}
+	}
+	h.sessions = next
+	if len(events) == 0 {
+		return
+	}
+	h.sorted, h.encoded = nil, nil
+	close(h.changed)
+	h.changed = make(chan struct{})
+	for w := range h.watchers {
+		for _, ev := range events {
+			select {
+			case w <- ev:
+			default:
+				h.dropped++
+			}
 		}
 	}
 }

@@ -55,7 +55,7 @@ func binary(b *testing.B) string {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		// As `task build` builds releases: static, without cgo.
-		cmd := exec.Command(goTool, "build", "-o", binPath, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
+		cmd := exec.Command(goTool, "build", "-tags", "urfave_cli_no_docs", "-o", binPath, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
