@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -40,5 +41,27 @@ func (l *link) leave(ctx context.Context) {
 	select {
 	case <-l.lost:
 	case <-ctx.Done():
+	}
+}
+
+// await waits for a pending call's result, its deadline or its caller. On
+// either of the last two it withdraws the call (withdraw reports whether it
+// was still pending) and asks the other side to cancel it, best effort.
+func await(ctx context.Context, p *pendingCall, deadline time.Duration, withdraw func() bool, cancel func(), timedOut *protocol.Error) (json.RawMessage, error) {
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case r := <-p.done:
+		return r.payload, r.err
+	case <-timer.C:
+		if withdraw() {
+			cancel()
+		}
+		return nil, timedOut
+	case <-ctx.Done():
+		if withdraw() {
+			cancel()
+		}
+		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", p.action, ctx.Err())}
 	}
 }

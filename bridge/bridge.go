@@ -400,13 +400,7 @@ func (b *Bridge) Events(ctx context.Context, sessionID string) <-chan protocol.E
 // HandoffTimeout), then hands the port to its clients.
 func (b *Bridge) Close() error {
 	b.once.Do(func() {
-		b.cancel()
-		<-b.done
-		b.mu.Lock()
-		cur := b.cur
-		b.cur = nil
-		b.mu.Unlock()
-		if cur != nil {
+		if cur := b.stop(); cur != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), HandoffTimeout)
 			cur.leave(ctx)
 			cancel()
@@ -418,13 +412,7 @@ func (b *Bridge) Close() error {
 // Kill drops this process off the network at once, as a crash would (tests).
 func (b *Bridge) Kill() {
 	b.once.Do(func() {
-		b.cancel()
-		<-b.done
-		b.mu.Lock()
-		cur := b.cur
-		b.cur = nil
-		b.mu.Unlock()
-		switch c := cur.(type) {
+		switch c := b.stop().(type) {
 		case *Host:
 			c.Kill()
 		case *link:
@@ -432,4 +420,15 @@ func (b *Bridge) Kill() {
 			<-c.lost
 		}
 	})
+}
+
+// stop ends failover supervision and returns the backend to leave.
+func (b *Bridge) stop() backend {
+	b.cancel()
+	<-b.done
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur := b.cur
+	b.cur = nil
+	return cur
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -198,20 +197,8 @@ func (h *Host) call(ctx context.Context, sessionID, action string, payload json.
 		pc.takePending(id)
 		return nil, pc.goneError(action)
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case r := <-p.done:
-		return r.payload, r.err
-	case <-timer.C:
-		if pc.takePending(id) != nil {
-			_ = pc.send(protocol.Cancel{ID: id})
-		}
-		return nil, protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s", action, timeout)
-	case <-ctx.Done():
-		if pc.takePending(id) != nil {
-			_ = pc.send(protocol.Cancel{ID: id})
-		}
-		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", action, ctx.Err())}
-	}
+	return await(ctx, p, timeout,
+		func() bool { return pc.takePending(id) != nil },
+		func() { _ = pc.send(protocol.Cancel{ID: id}) },
+		protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s", action, timeout))
 }

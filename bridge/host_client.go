@@ -95,25 +95,8 @@ type clientWelcomeWire struct {
 func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
 func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
-	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)
-	defer cancel()
-	typ, data, err := c.Read(ctx)
-	if err == nil && typ != websocket.MessageText {
-		reject(c, protocol.CodeInvalidHello, "the hello must be a JSON text frame, not a binary one")
-		return 0, false
-	}
-	if err != nil {
-		_ = c.CloseNow()
-		return 0, false
-	}
-	m, err := protocol.Decode(data)
-	if err != nil {
-		reject(c, protocol.CodeInvalidHello, "first frame must be a client-hello: "+err.Error())
-		return 0, false
-	}
-	hello, ok := m.(protocol.ClientHello)
+	hello, ok := readHello[protocol.ClientHello](h.ctx, c)
 	if !ok {
-		reject(c, protocol.CodeInvalidHello, fmt.Sprintf("first frame must be a client-hello, got %q", m.Type()))
 		return 0, false
 	}
 	v, perr := protocol.ValidateClientHello(hello)

@@ -128,37 +128,48 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 
 // pluginHandshake reads the hello and answers a reject when it is unusable.
 func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
-	ctx, cancel := context.WithTimeout(h.ctx, protocol.HandshakeTimeout)
-	defer cancel()
-	typ, data, err := c.Read(ctx)
-	if err == nil && typ != websocket.MessageText {
-		reject(c, protocol.CodeInvalidHello, "the hello must be a JSON text frame, not a binary one")
-		return protocol.Hello{}, 0, false
-	}
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			_ = c.Close(websocket.StatusPolicyViolation, "no hello within 10s")
-		}
-		_ = c.CloseNow()
-		return protocol.Hello{}, 0, false
-	}
-	m, err := protocol.Decode(data)
-	if err != nil {
-		reject(c, protocol.CodeInvalidHello, "first frame must be a hello: "+err.Error())
-		return protocol.Hello{}, 0, false
-	}
-	hello, ok := m.(protocol.Hello)
+	hello, ok := readHello[protocol.Hello](h.ctx, c)
 	if !ok {
-		reject(c, protocol.CodeInvalidHello, fmt.Sprintf("first frame must be a hello, got %q", m.Type()))
-		return protocol.Hello{}, 0, false
+		return hello, 0, false
 	}
 	v, perr := protocol.ValidateHello(hello)
 	if perr != nil {
 		h.cfg.Log.Info("rejected plugin hello", "code", perr.Code, "reason", perr.Message)
 		reject(c, perr.Code, perr.Message)
-		return protocol.Hello{}, 0, false
+		return hello, 0, false
 	}
 	return hello, v, true
+}
+
+// readHello reads a peer's first frame, which must be a T, within the
+// handshake timeout; anything else is rejected (and the socket closed).
+func readHello[T protocol.Message](ctx context.Context, c *websocket.Conn) (T, bool) {
+	var zero T
+	ctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
+	defer cancel()
+	typ, data, err := c.Read(ctx)
+	switch {
+	case err != nil:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			_ = c.Close(websocket.StatusPolicyViolation, "no hello within 10s")
+		}
+		_ = c.CloseNow()
+		return zero, false
+	case typ != websocket.MessageText:
+		reject(c, protocol.CodeInvalidHello, "the hello must be a JSON text frame, not a binary one")
+		return zero, false
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		reject(c, protocol.CodeInvalidHello, fmt.Sprintf("first frame must be a %s: %v", zero.Type(), err))
+		return zero, false
+	}
+	hello, ok := m.(T)
+	if !ok {
+		reject(c, protocol.CodeInvalidHello, fmt.Sprintf("first frame must be a %s, got %q", zero.Type(), m.Type()))
+		return zero, false
+	}
+	return hello, true
 }
 
 // reject tells a peer why it is refused, then closes with 1008.

@@ -159,22 +159,10 @@ func (l *link) call(ctx context.Context, sessionID, action string, payload json.
 	}
 	// The host enforces the timeout; the margin covers a host that stops
 	// answering without closing the socket.
-	timer := time.NewTimer(timeout + 2*time.Second)
-	defer timer.Stop()
-	select {
-	case r := <-p.done:
-		return r.payload, r.err
-	case <-timer.C:
-		if l.take(id) != nil {
-			_ = l.send(protocol.Cancel{ID: id})
-		}
-		return nil, protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s (no answer from the bridge host)", action, timeout)
-	case <-ctx.Done():
-		if l.take(id) != nil {
-			_ = l.send(protocol.Cancel{ID: id})
-		}
-		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", action, ctx.Err())}
-	}
+	return await(ctx, p, timeout+2*time.Second,
+		func() bool { return l.take(id) != nil },
+		func() { _ = l.send(protocol.Cancel{ID: id}) },
+		protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s (no answer from the bridge host)", action, timeout))
 }
 
 func (l *link) take(id string) *pendingCall {

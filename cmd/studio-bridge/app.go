@@ -72,6 +72,25 @@ func globalFlags() []cli.Flag {
 	}
 }
 
+// joinBridge puts this process on the bridge network, as host or client,
+// with the port and remote the global flags give.
+func joinBridge(c *cli.Context, log *slog.Logger) (*bridge.Bridge, error) {
+	return bridge.Connect(c.Context, bridge.Options{
+		Port:    global(c, "port").Int("port"),
+		Remote:  global(c, "remote").String("remote"),
+		Version: version,
+		Log:     log,
+	})
+}
+
+// noArgs is for surfaces that take flags only.
+func noArgs(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageErr{fmt.Errorf("%s takes no arguments, got %q", c.Command.Name, c.Args().First())}
+	}
+	return nil
+}
+
 // global returns the context, command's or app's, where a global flag was
 // set, so `studio-bridge --port 1 sessions` and `studio-bridge sessions
 // --port 1` mean the same.
@@ -163,12 +182,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		return usageErr{err}
 	}
 	ctx := c.Context
-	b, err := bridge.Connect(ctx, bridge.Options{
-		Port:    global(c, "port").Int("port"),
-		Remote:  global(c, "remote").String("remote"),
-		Version: version,
-		Log:     log,
-	})
+	b, err := joinBridge(c, log)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/mcp"
 )
 
@@ -31,8 +30,8 @@ func mcpCommand(stdio IO) *cli.Command {
 		Flags:        flags,
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 0 {
-				return usageErr{fmt.Errorf("mcp takes no arguments, got %q", c.Args().First())}
+			if err := noArgs(c); err != nil {
+				return err
 			}
 			level := "error"
 			if g := global(c, "log-level"); g.IsSet("log-level") {
@@ -51,9 +50,7 @@ func mcpCommand(stdio IO) *cli.Command {
 				return usageErr{err}
 			}
 			ctx := c.Context
-			b, err := bridge.Connect(ctx, bridge.Options{
-				Port: global(c, "port").Int("port"), Remote: global(c, "remote").String("remote"), Version: version, Log: log,
-			})
+			b, err := joinBridge(c, log)
 			if err != nil {
 				return err
 			}

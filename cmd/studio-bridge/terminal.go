@@ -36,8 +36,8 @@ func terminalCommand(stdio IO) *cli.Command {
 		Flags:        flags,
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 0 {
-				return usageErr{fmt.Errorf("terminal takes no arguments, got %q", c.Args().First())}
+			if err := noArgs(c); err != nil {
+				return err
 			}
 			log, err := newLogger(global(c, "log-level").String("log-level"), nil, stdio.Err)
 			if err != nil {
@@ -47,15 +47,12 @@ func terminalCommand(stdio IO) *cli.Command {
 			if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 				return usageErr{err}
 			}
-			ctx := c.Context
-			b, err := bridge.Connect(ctx, bridge.Options{
-				Port: global(c, "port").Int("port"), Remote: global(c, "remote").String("remote"), Version: version, Log: log,
-			})
+			b, err := joinBridge(c, log)
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			r := &repl{ctx: ctx, conn: b, log: log}
+			r := &repl{ctx: c.Context, conn: b, log: log}
 			return r.run(stdio, target, c.Duration("wait"))
 		},
 	}
