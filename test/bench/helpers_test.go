@@ -6,12 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +19,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
 
 // The binary is built once, on first use, so that `go test ./test/bench/`
@@ -49,18 +47,7 @@ func binary(b *testing.B) string {
 		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(buildDir, "studio-bridge")
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		// As `task build` builds releases: static, without cgo.
-		cmd := exec.Command(goTool, "build", "-tags", "urfave_cli_no_docs", "-o", binPath, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		binPath, buildErr = testutil.BuildBinary(buildDir)
 	})
 	if buildErr != nil {
 		b.Fatal(buildErr)
@@ -68,15 +55,8 @@ func binary(b *testing.B) string {
 	return binPath
 }
 
-func freePort(b *testing.B) int {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort is a loopback port that was free a moment ago.
+var freePort = testutil.FreePort
 
 // childEnv is this process's environment without the variables that would
 // point a studio-bridge child elsewhere. BENCH_SERVE_GODEBUG, when set,

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
 
 // binary is the studio-bridge executable built by TestMain.
@@ -41,13 +41,9 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "studio-bridge")
-	// `go test` puts its own toolchain first on PATH.
-	build := exec.Command("go", "build", "-o", binary, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	start := time.Now()
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building studio-bridge:", err)
+	if binary, err = testutil.BuildBinary(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
 	if testing.Verbose() {
@@ -235,15 +231,8 @@ func sessionsJSON(t *testing.T, args ...string) []commands.SessionView {
 	return data.Sessions
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort is a loopback port that was free a moment ago.
+var freePort = testutil.FreePort
 
 var httpClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 

@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
 
 var (
@@ -62,12 +62,7 @@ func run(m *testing.M, dir string) int {
 	emulatorD, _ = os.Getwd()
 	setupErr = checkNode()
 	if setupErr == nil {
-		binary = filepath.Join(dir, "studio-bridge")
-		build := exec.Command("go", "build", "-o", binary, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			setupErr = fmt.Errorf("building studio-bridge: %w", err)
-		}
+		binary, setupErr = testutil.BuildBinary(dir)
 	}
 	if setupErr == nil {
 		rawFix, setupErr = os.ReadFile(filepath.Join(emulatorD, "fixtures", "default.json"))
@@ -191,15 +186,8 @@ func (p *proc) send(t *testing.T, line string) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort is a loopback port that was free a moment ago.
+var freePort = testutil.FreePort
 
 func startServe(t *testing.T, name string, port int) *proc {
 	t.Helper()

@@ -2,7 +2,6 @@ package mcpclient
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
 
 func build(t *testing.T) string {
@@ -19,23 +19,15 @@ func build(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Fatalf("the MCP client check needs its Node packages: run `npm ci --prefix test/mcpclient` (%v)", err)
 	}
-	bin := filepath.Join(t.TempDir(), "studio-bridge")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge").CombinedOutput()
+	bin, err := testutil.BuildBinary(t.TempDir())
 	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort is a loopback port that was free a moment ago.
+var freePort = testutil.FreePort
 
 func window(t *testing.T, port int, instance string) {
 	t.Helper()
