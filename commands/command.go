@@ -44,6 +44,9 @@ type Definition struct {
 	// LongRunning commands (serve) keep the process on the bridge until
 	// their context ends.
 	LongRunning bool
+	// Local commands run without joining the bridge network (version,
+	// install-plugin).
+	Local bool
 	// Hidden keeps the command out of help listings.
 	Hidden bool
 	// Run executes the command. args is a pointer of the Args type, filled
@@ -133,6 +136,7 @@ var All = []*Definition{
 	InstallPlugin,
 	UninstallPlugin,
 	Launch,
+	VersionCommand,
 	Call,
 }
 

@@ -106,6 +106,8 @@ func LoadScript(arg string, stdin io.Reader) (string, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return "", fmt.Errorf("script file %s does not exist", arg)
+		case isDir(arg):
+			return "", fmt.Errorf("%s is a directory, not a script file", arg)
 		case err != nil:
 			return "", fmt.Errorf("cannot read script file: %w", err)
 		}
@@ -130,6 +132,11 @@ func looksLikeFile(arg string) bool {
 	if strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua") {
 		return true
 	}
-	st, err := os.Stat(arg)
-	return err == nil && !st.IsDir()
+	_, err := os.Stat(arg)
+	return err == nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

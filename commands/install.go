@@ -68,6 +68,7 @@ var InstallPlugin = &Definition{
 	Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder.",
 	Args:    &InstallArgs{},
 	Output:  InstallData{},
+	Local:   true,
 	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
 		if len(PluginBuild.Data) == 0 {
 			return nil, errors.New("this studio-bridge binary was built without the plugin; build it with `task build`")
@@ -96,6 +97,7 @@ var UninstallPlugin = &Definition{
 	Summary: "Remove the studio-bridge Studio plugin from Studio's plugins folder.",
 	Args:    &InstallArgs{},
 	Output:  InstallData{},
+	Local:   true,
 	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
 		dir, err := pluginsDir(a.(*InstallArgs))
 		if err != nil {

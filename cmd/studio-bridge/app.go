@@ -182,19 +182,24 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		return usageErr{err}
 	}
 	ctx := c.Context
-	b, err := joinBridge(c, log)
-	if err != nil {
-		return err
+	var b *bridge.Bridge
+	if !d.Local {
+		if b, err = joinBridge(c, log); err != nil {
+			return err
+		}
+		defer b.Close()
 	}
-	defer b.Close()
 
 	asJSON := global(c, "json").Bool("json")
 	status, clearStatus := statusLine(stdio.Err)
 	defer clearStatus()
 	write, flush := lineWriter(stdio, asJSON)
 	defer flush()
-	env := &commands.Env{Command: d, Bridge: b, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
+	env := &commands.Env{Command: d, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
 		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
+	if b != nil { // a Local command gets no bridge, not a nil *Bridge in an interface
+		env.Bridge = b
+	}
 	if t := global(c, "timeout").Duration("timeout"); t > 0 {
 		env.Timeout = t
 	}

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/mcp"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
@@ -153,6 +154,67 @@ func TestCallReportsResolverErrorsWithExit3(t *testing.T) {
 	for _, want := range []string{"Multiple Studio instances connected. Specify a sessionId.", "INSTANCE", "--session"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+// TestExecLosesThePluginMidScript: the output printed so far, then a clear
+// error and exit 3.
+func TestExecLosesThePluginMidScript(t *testing.T) {
+	port := freePort(t)
+	n, _ := strconv.Atoi(port)
+	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", NoReconnect: true,
+		RetryDelays: []time.Duration{50 * time.Millisecond},
+		Handler: func(string, json.RawMessage) fakeplugin.Reply {
+			return fakeplugin.Reply{Progress: []any{map[string]string{"level": "Print", "body": "halfway"}}, Drop: true}
+		}})
+	defer p.Close()
+	out, errOut, code := run(t, "--port", port, "exec", "print('halfway') crash()")
+	if code != ExitNoSession {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, ExitNoSession, out, errOut)
+	}
+	if out != "halfway\n" || !strings.Contains(errOut, "disconnected before answering exec") {
+		t.Fatalf("stdout %q, stderr %q", out, errOut)
+	}
+}
+
+func TestScriptFileErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.luau")
+	_ = os.WriteFile(empty, nil, 0o644)
+	for _, tt := range []struct{ arg, want string }{
+		{filepath.Join(dir, "missing.luau"), "does not exist"},
+		{empty, "is empty"},
+		{dir, "a directory"},
+	} {
+		_, errOut, code := run(t, "--port", freePort(t), "exec", tt.arg)
+		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("exec %s: exit %d, stderr %q (want %q)", tt.arg, code, errOut, tt.want)
+		}
+	}
+}
+
+// TestRegistryReachesEverySurface walks the registry: every command is a
+// CLI command, a terminal dot-command (unless it runs until interrupted or is
+// hidden), and, where MCP-exposed, a tool with an input and output schema.
+func TestRegistryReachesEverySurface(t *testing.T) {
+	app := newApp(IO{}, new(error))
+	dots := map[string]bool{}
+	for _, d := range dotCommands() {
+		dots[d.Name] = true
+	}
+	for _, d := range commands.All {
+		if app.Command(d.Name) == nil {
+			t.Errorf("%s is not a CLI command", d.Name)
+		}
+		if !d.LongRunning && !d.Hidden && !dots[d.Name] {
+			t.Errorf("%s is not a terminal dot-command", d.Name)
+		}
+		if d.MCP {
+			tool := mcp.Tool(d)
+			if tool.Name != "studio_"+d.Name || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+				t.Errorf("%s: incomplete MCP tool %+v", d.Name, tool)
+			}
 		}
 	}
 }

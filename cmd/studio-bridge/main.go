@@ -14,6 +14,7 @@ import (
 )
 
 func main() {
+	commands.Version = version
 	commands.PluginBuild.Data, commands.PluginBuild.Version = plugin.RBXM, plugin.Version()
 	if oneShot(os.Args) {
 		// A one-shot command allocates little and exits soon: collecting

@@ -29,7 +29,7 @@ type Reply struct {
 	ChunkSize int
 	// Stall never answers.
 	Stall bool
-	// Drop closes the socket instead of answering.
+	// Drop closes the socket instead of answering (after any Progress).
 	Drop bool
 }
 
@@ -368,13 +368,13 @@ func (p *Plugin) answer(ctx context.Context, c *websocket.Conn, req protocol.Req
 	} else {
 		r = Reply{Payload: map[string]string{"action": req.Action}}
 	}
-	if r.Drop {
-		_ = c.CloseNow()
-		return
-	}
 	for _, prog := range r.Progress {
 		raw, _ := json.Marshal(prog)
 		_ = p.Send(protocol.Progress{ID: req.ID, Payload: raw})
+	}
+	if r.Drop {
+		_ = c.CloseNow()
+		return
 	}
 	if r.Stall {
 		<-ctx.Done()

@@ -1,0 +1,33 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// Version is set by the binary's main package at start-up.
+var Version = "dev"
+
+// VersionData is the version command's output.
+type VersionData struct {
+	Version         string `json:"version"`
+	ProtocolVersion int    `json:"protocolVersion"`
+	PluginVersion   string `json:"pluginVersion"`
+	Go              string `json:"go"`
+}
+
+// VersionCommand prints what this binary is.
+var VersionCommand = &Definition{
+	Name:    "version",
+	Summary: "Print the version of studio-bridge, its wire protocol and its embedded plugin.",
+	Output:  VersionData{},
+	Local:   true,
+	Run: func(context.Context, *Env, any) (*Result, error) {
+		d := VersionData{Version: Version, ProtocolVersion: protocol.Version, PluginVersion: PluginBuild.Version, Go: runtime.Version()}
+		text := fmt.Sprintf("studio-bridge %s (protocol %d, plugin %s, %s)\n", d.Version, d.ProtocolVersion, d.PluginVersion, d.Go)
+		return &Result{Data: d, Text: text}, nil
+	},
+}
