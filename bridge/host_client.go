@@ -25,17 +25,11 @@ type clientConn struct {
 }
 
 func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
-	if !h.track(&h.conns) {
-		http.Error(w, "studio-bridge host is shutting down; retry in a moment", http.StatusServiceUnavailable)
+	c, ok := h.accept(w, r, protocol.ClientMaxFrameBytes)
+	if !ok {
 		return
 	}
 	defer h.conns.Done()
-	c, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		h.cfg.Log.Debug("client upgrade failed", "err", err)
-		return
-	}
-	c.SetReadLimit(protocol.ClientMaxFrameBytes)
 	version, ok := h.clientHandshake(c)
 	if !ok {
 		return

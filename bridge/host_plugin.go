@@ -92,18 +92,30 @@ func (h *Host) track(wg *sync.WaitGroup) bool {
 	return true
 }
 
-func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
+// accept upgrades a request on /plugin or /client to a WebSocket with the
+// endpoint's frame limit. On success the caller must call h.conns.Done when
+// its handler returns.
+func (h *Host) accept(w http.ResponseWriter, r *http.Request, limit int64) (*websocket.Conn, bool) {
 	if !h.track(&h.conns) {
 		http.Error(w, "studio-bridge host is shutting down; reconnect in a moment", http.StatusServiceUnavailable)
+		return nil, false
+	}
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		h.conns.Done()
+		h.cfg.Log.Debug("WebSocket upgrade failed", "path", r.URL.Path, "err", err)
+		return nil, false
+	}
+	c.SetReadLimit(limit)
+	return c, true
+}
+
+func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.accept(w, r, protocol.PluginMaxFrameBytes)
+	if !ok {
 		return
 	}
 	defer h.conns.Done()
-	c, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		h.cfg.Log.Debug("plugin upgrade failed", "err", err)
-		return
-	}
-	c.SetReadLimit(protocol.PluginMaxFrameBytes)
 	hello, version, ok := h.pluginHandshake(c)
 	if !ok {
 		return
@@ -120,7 +132,7 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 		log.Warn("plugin is older than this studio-bridge; run `studio-bridge install-plugin` and reload plugins in Studio",
 			"plugin", hello.PluginVersion, "studio-bridge", h.cfg.Version)
 	}
-	err = pc.run(h.ctx, func(m protocol.Message) { h.handlePlugin(pc, m) })
+	err := pc.run(h.ctx, func(m protocol.Message) { h.handlePlugin(pc, m) })
 	h.unregisterPlugin(pc)
 	pc.failAll()
 	log.Info("plugin session disconnected", "reason", err)
