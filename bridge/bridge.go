@@ -362,19 +362,35 @@ func (b *Bridge) Resolve(ctx context.Context, t Target) (protocol.SessionInfo, e
 	return Resolve(sessions, t)
 }
 
-// Call implements Conn.
+// Call implements Conn. A request that never left this process because the
+// link to the host was already breaking is sent again once the failover
+// completes: it cannot have run.
 func (b *Bridge) Call(ctx context.Context, sessionID, action string, payload json.RawMessage, opts CallOptions) (json.RawMessage, error) {
-	be, err := b.backend(ctx)
-	if err != nil {
-		return nil, err
-	}
 	onProgress := opts.OnProgress
 	if onProgress != nil {
 		q := newProgressQueue(onProgress)
 		defer q.drain()
 		onProgress = q.push
 	}
-	return be.call(ctx, sessionID, action, payload, opts.Timeout, onProgress)
+	var lost backend
+	var giveUp time.Time
+	for {
+		be, err := b.backend(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if be == lost { // the supervisor has not replaced it yet
+			if time.Now().After(giveUp) || !sleepCtx(ctx, 5*time.Millisecond) {
+				return nil, errNotSent
+			}
+			continue
+		}
+		out, err := be.call(ctx, sessionID, action, payload, opts.Timeout, onProgress)
+		if err != errNotSent || lost != nil {
+			return out, err
+		}
+		lost, giveUp = be, time.Now().Add(FailoverWait)
+	}
 }
 
 // Events implements Conn.

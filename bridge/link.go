@@ -96,6 +96,10 @@ func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heart
 
 var errDraining = errors.New("bridge host is handing over")
 
+// errNotSent means the link broke before a request left this process: it
+// cannot have run, so the Bridge may send it again after the failover.
+var errNotSent = protocol.Errorf(protocol.CodeHostUnavailable, "the link to the bridge host closed before the request was sent")
+
 func (l *link) serve() {
 	err := l.run(context.Background(), l.handle)
 	l.mu.Lock()
@@ -148,14 +152,14 @@ func (l *link) call(ctx context.Context, sessionID, action string, payload json.
 	l.mu.Lock()
 	if l.broken {
 		l.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeHostUnavailable, "not connected to a bridge host")
+		return nil, errNotSent
 	}
 	l.pending[id] = p
 	l.mu.Unlock()
 	req := protocol.Request{ID: id, Action: action, SessionID: sessionID, TimeoutMs: timeout.Milliseconds(), Payload: payload}
 	if err := l.send(req); err != nil {
 		l.take(id)
-		return nil, protocol.Errorf(protocol.CodeHostUnavailable, "send %s to the bridge host: %v", action, err)
+		return nil, errNotSent
 	}
 	// The host enforces the timeout; the margin covers a host that stops
 	// answering without closing the socket.

@@ -163,7 +163,7 @@ func TestCallReportsResolverErrorsWithExit3(t *testing.T) {
 func TestExecLosesThePluginMidScript(t *testing.T) {
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
-	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", NoReconnect: true,
+	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A",
 		RetryDelays: []time.Duration{50 * time.Millisecond},
 		Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Progress: []any{map[string]string{"level": "Print", "body": "halfway"}}, Drop: true}
