@@ -188,9 +188,16 @@ func TestGracefulHandOff(t *testing.T) {
 	if err := host.Close(); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(5 * time.Second)
+	for client.Role() != RoleHost {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client did not take the host over: role %s", client.Role())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	s := waitSessions(t, client, 1)
-	if s[0].SessionID != sid || client.Role() != RoleHost {
-		t.Fatalf("after hand-off: role %s, sessions %+v", client.Role(), s)
+	if s[0].SessionID != sid {
+		t.Fatalf("after hand-off: sessions %+v, want %s", s, sid)
 	}
 	if g := p.Goodbyes(); len(g) != 1 {
 		t.Fatalf("plugin goodbyes: %v", g)
