@@ -118,7 +118,8 @@ func (h *hub) reset(snapshot []protocol.SessionInfo) {
 
 func sameSession(a, b protocol.SessionInfo) bool {
 	return a.SessionID == b.SessionID && a.State == b.State && a.PlaceName == b.PlaceName &&
-		a.PlaceID == b.PlaceID && a.GameID == b.GameID && a.InstanceID == b.InstanceID && a.Context == b.Context
+		a.PlaceID == b.PlaceID && a.GameID == b.GameID && a.InstanceID == b.InstanceID && a.Context == b.Context &&
+		a.ConnectedAt.Equal(b.ConnectedAt) // a plugin that reconnected kept its id but lost its subscriptions
 }
 
 // snapshot returns the sessions in display order and a channel closed at the

@@ -86,35 +86,75 @@ func RenderLine(l Line) string {
 }
 
 // followLogs prints the recent lines, then every new one until ctx ends.
-// Lines carry a sequence number, so a line seen twice (the snapshot and the
-// live stream overlap; a failover resubscribes) is printed once.
+//
+// Lines carry the plugin's sequence number, one series for every line it
+// captures. Follow subscribes to all of them, internal ones included, and
+// filters here: a jump in the live series then means lines were really lost,
+// and is reported. A line seen twice (the snapshot and the live stream
+// overlap) is printed once. A plugin forgets its subscriptions when it
+// reconnects (after a host failover), so whenever the session shows up with
+// a new connection time follow subscribes again and reads back what was
+// logged in between.
 func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	sid := env.Session.SessionID
 	events := env.Bridge.Events(ctx, sid)
 	sessions := env.Bridge.WatchSessions(ctx)
-	if err := action(ctx, env, "subscribe", map[string]any{"events": []string{"log"}}, nil, nil); err != nil {
+	sub := map[string]any{"events": []string{"log"}, "includeInternal": true}
+	if err := action(ctx, env, "subscribe", sub, nil, nil); err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
 	defer func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		_ = action(uctx, env, "unsubscribe", map[string]any{"events": []string{"log"}}, nil, nil)
+		_ = action(uctx, env, "unsubscribe", sub, nil, nil)
 	}()
-	var last int64
-	snapshot := args.request()
-	snapshot.Direction = "tail"
-	var data LogsData
-	if err := action(ctx, env, "logs", snapshot, &data, nil); err != nil {
+	read := func(req logsRequest) ([]Line, error) {
+		var data LogsData
+		err := action(ctx, env, "logs", req, &data, nil)
+		return data.Entries, err // oldest first, as the plugin answers
+	}
+	every := func(count int) logsRequest {
+		return logsRequest{Count: count, Direction: "tail", IncludeInternal: true}
+	}
+
+	// The newest line of any kind, then the snapshot the user asked for: a
+	// line between the two is in the snapshot or filtered out, and either
+	// way not printed again when it arrives live.
+	newest, err := read(every(1))
+	if err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
-	// The plugin answers newest first for "tail"; print oldest first.
-	for i := len(data.Entries) - 1; i >= 0; i-- {
-		e := data.Entries[i]
-		if e.Seq > last {
-			last = e.Seq
-		}
-		env.emit(e)
+	snapshot := args.request()
+	snapshot.Direction = "tail"
+	lines, err := read(snapshot)
+	if err != nil {
+		return fmt.Errorf("follow logs: %w", err)
 	}
+	var last int64
+	for _, l := range append(newest, lines...) {
+		last = max(last, l.Seq)
+	}
+	for _, l := range lines {
+		if keepLine(l, args) {
+			env.emit(l)
+		}
+	}
+
+	emit := func(l Line) {
+		if l.Seq != 0 && l.Seq <= last {
+			return
+		}
+		if last != 0 && l.Seq > last+1 {
+			// Lines fell out of a buffer on the way (a reader far too slow,
+			// or the plugin's ring buffer wrapping): say so.
+			env.emit(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1)})
+		}
+		last = max(last, l.Seq)
+		if keepLine(l, args) {
+			env.emit(l)
+		}
+	}
+	connectedAt := env.Session.ConnectedAt
 	for {
 		select {
 		case <-ctx.Done():
@@ -123,12 +163,22 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 			if !ok {
 				return nil
 			}
-			if ev.Kind == protocol.SessionConnected && ev.Session.SessionID == sid {
-				// The plugin reconnected (a failover): subscriptions are per
-				// connection, so subscribe again.
-				if err := action(ctx, env, "subscribe", map[string]any{"events": []string{"log"}}, nil, nil); err != nil && ctx.Err() == nil {
-					env.Log.Warn("could not resubscribe to logs after reconnect", "err", err)
+			if ev.Kind == protocol.SessionDisconnected || ev.Session.SessionID != sid || ev.Session.ConnectedAt.Equal(connectedAt) {
+				continue
+			}
+			connectedAt = ev.Session.ConnectedAt
+			if err := action(ctx, env, "subscribe", sub, nil, nil); err != nil {
+				if ctx.Err() == nil {
+					env.Log.Warn("could not resubscribe to logs after the plugin reconnected", "err", err)
 				}
+				continue
+			}
+			missed, err := read(every(reconnectCatchUp))
+			if err != nil && ctx.Err() == nil {
+				env.Log.Warn("could not read the lines logged while the plugin reconnected", "err", err)
+			}
+			for _, l := range missed {
+				emit(l)
 			}
 		case ev, ok := <-events:
 			if !ok {
@@ -144,23 +194,14 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 			if ev.Seq != 0 {
 				l.Seq = ev.Seq
 			}
-			if l.Seq != 0 && l.Seq <= last {
-				continue
-			}
-			if last != 0 && l.Seq > last+1 {
-				// Lines fell out of a buffer on the way (a reader far too
-				// slow, or the plugin's ring buffer wrapping): say so.
-				env.emit(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1)})
-			}
-			if l.Seq > last {
-				last = l.Seq
-			}
-			if keepLine(l, args) {
-				env.emit(l)
-			}
+			emit(l)
 		}
 	}
 }
+
+// reconnectCatchUp bounds how many lines follow reads back after the plugin
+// reconnects: its default buffer.
+const reconnectCatchUp = 2000
 
 func keepLine(l Line, args *LogsArgs) bool {
 	if !args.IncludeInternal && strings.HasPrefix(l.Body, internalPrefix) {
