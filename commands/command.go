@@ -73,6 +73,9 @@ type Env struct {
 	// Status, when set, shows what a long wait is waiting for ("capturing…");
 	// a terminal shows it on one transient line, others ignore it.
 	Status func(string)
+	// Aligned is set when people read the output on a terminal: tables get
+	// aligned columns there, and tab-separated ones anywhere else.
+	Aligned bool
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)

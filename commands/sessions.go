@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,7 +43,7 @@ var Sessions = &Definition{
 		for _, s := range list {
 			data.Sessions = append(data.Sessions, SessionView{SessionInfo: s, UptimeMs: now.Sub(s.ConnectedAt).Milliseconds()})
 		}
-		res := &Result{Data: data, Render: func() string { return RenderSessions(list, now) }}
+		res := &Result{Data: data, Render: func() string { return RenderSessions(list, now, env.Aligned) }}
 		if len(list) == 0 {
 			res.Render, res.Unavailable = nil, NoSessionsHint
 		}
@@ -50,13 +51,19 @@ var Sessions = &Definition{
 	},
 }
 
-// RenderSessions is the people's table of sessions, one block per instance.
-func RenderSessions(list []protocol.SessionInfo, now time.Time) string {
+// RenderSessions is the people's table of sessions, one block per instance:
+// columns aligned for a terminal, else separated by tabs for cut and awk.
+func RenderSessions(list []protocol.SessionInfo, now time.Time, aligned bool) string {
 	if len(list) == 0 {
 		return NoSessionsHint + "\n"
 	}
 	var b strings.Builder
-	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	var w io.Writer = &b
+	var tw *tabwriter.Writer
+	if aligned {
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		w = tw
+	}
 	fmt.Fprintln(w, "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP")
 	for _, in := range bridge.GroupByInstance(list) {
 		for _, s := range in.Sessions {
@@ -68,6 +75,8 @@ func RenderSessions(list []protocol.SessionInfo, now time.Time) string {
 				now.Sub(s.ConnectedAt).Round(time.Second))
 		}
 	}
-	w.Flush()
+	if tw != nil {
+		tw.Flush()
+	}
 	return b.String()
 }

@@ -51,7 +51,8 @@ func newApp(stdio IO, notFound *error) *cli.App {
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError:         usageError,
 		CommandNotFound: func(c *cli.Context, name string) {
-			*notFound = usageErr{fmt.Errorf("unknown command %q; run `studio-bridge --help` for the list", name)}
+			*notFound = usageErr{fmt.Errorf("unknown command %q\nusage: studio-bridge [global flags] <command> [arguments]; commands: %s; run `studio-bridge --help` for more",
+				name, strings.Join(visibleCommands(c.App), ", "))}
 		},
 	}
 	for _, d := range commands.All {
@@ -106,12 +107,25 @@ func global(c *cli.Context, name string) *cli.Context {
 // usageErr marks errors that exit with code 2.
 type usageErr struct{ error }
 
+// usageError answers a bad flag or argument with the command's usage line.
 func usageError(c *cli.Context, err error, isSubcommand bool) error {
-	help := "studio-bridge --help"
-	if isSubcommand && c.Command != nil && c.Command.Name != "" {
-		help = "studio-bridge " + c.Command.Name + " --help"
+	if !isSubcommand || c.Command == nil || c.Command.Name == "" {
+		return usageErr{fmt.Errorf("%w\nusage: studio-bridge [global flags] <command> [arguments]; run `studio-bridge --help` for more", err)}
 	}
-	return usageErr{fmt.Errorf("%w; run `%s` for usage", err, help)}
+	usage := c.Command.Name
+	if d := commands.Lookup(c.Command.Name); d != nil {
+		usage = d.Usage()
+	}
+	return usageErr{fmt.Errorf("%w\nusage: studio-bridge %s [flags]; run `studio-bridge %s --help` for the flags", err, usage, c.Command.Name)}
+}
+
+// visibleCommands names the commands help lists.
+func visibleCommands(app *cli.App) []string {
+	var names []string
+	for _, cmd := range app.VisibleCommands() {
+		names = append(names, cmd.Name)
+	}
+	return names
 }
 
 func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
@@ -195,7 +209,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	defer clearStatus()
 	write, flush := lineWriter(stdio, asJSON)
 	defer flush()
-	env := &commands.Env{Command: d, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout,
+	env := &commands.Env{Command: d, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout, Aligned: isTerminal(stdio.Out),
 		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
 	if b != nil { // a Local command gets no bridge, not a nil *Bridge in an interface
 		env.Bridge = b
@@ -376,7 +390,7 @@ func reportError(w io.Writer, err error) int {
 	fmt.Fprintf(w, "studio-bridge: %v\n", err)
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && len(re.Sessions) > 0 {
-		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now()))
+		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now(), isTerminal(w)))
 		fmt.Fprintln(w, "\nPick one with --session <SESSION>, or --context edit|server|client within one Studio instance.")
 	}
 	return code

@@ -84,9 +84,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown command", []string{"bogus"}, `unknown command "bogus"`},
-		{"unknown flag", []string{"sessions", "--bogus"}, "flag provided but not defined: -bogus"},
-		{"unknown global flag", []string{"--bogus", "sessions"}, "flag provided but not defined: -bogus"},
+		{"unknown command", []string{"bogus"}, `unknown command "bogus"` + "\nusage: studio-bridge [global flags] <command> [arguments]; commands: sessions, state,"},
+		{"unknown flag", []string{"sessions", "--bogus"}, "flag provided but not defined: -bogus\nusage: studio-bridge sessions [flags]; run `studio-bridge sessions --help`"},
+		{"unknown flag, positionals", []string{"logs", "--bogus"}, "usage: studio-bridge logs [count] [flags]"},
+		{"unknown global flag", []string{"--bogus", "sessions"}, "flag provided but not defined: -bogus\nusage: studio-bridge [global flags] <command> [arguments]"},
 		{"bad log level", []string{"sessions", "--log-level", "loud"}, `--log-level "loud"`},
 		{"bad context", []string{"call", "state", "--context", "moon"}, `unknown context "moon"`},
 		{"missing positional", []string{"call"}, "call needs <action>"},
@@ -137,8 +138,19 @@ func TestSessionsFromAOneShotHost(t *testing.T) {
 	}
 
 	out, _, code = run(t, "sessions", "--port", port)
-	if code != 0 || !strings.Contains(out, "INSTANCE") || !strings.Contains(out, "Test Place (42)") {
-		t.Fatalf("table (exit %d):\n%s", code, out)
+	if code != 0 || !strings.HasPrefix(out, "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tTest Place (42)\t") {
+		t.Fatalf("not a terminal, so a tab-separated table (exit %d):\n%q", code, out)
+	}
+}
+
+func TestRenderSessionsAlignsForTerminals(t *testing.T) {
+	now := time.Now()
+	list := []protocol.SessionInfo{{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "P", ConnectedAt: now}}
+	if got := commands.RenderSessions(list, now, true); !strings.HasPrefix(got, "INSTANCE  CONTEXT  STATE  PLACE  SESSION  UP\nA         edit     Edit   P      s1       0s\n") {
+		t.Fatalf("aligned table:\n%s", got)
+	}
+	if got := commands.RenderSessions(list, now, false); got != "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tP\ts1\t0s\n" {
+		t.Fatalf("tab-separated table: %q", got)
 	}
 }
 

@@ -240,7 +240,7 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 	}
 	ctx, done := r.running()
 	defer done()
-	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: d.Timeout, Log: r.log,
+	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: d.Timeout, Log: r.log, Aligned: true,
 		Stdout: r.out, Stderr: r.out, Output: r.printLine}
 	res, err := d.Run(ctx, env, args)
 	if err != nil {
@@ -276,7 +276,7 @@ func (r *repl) printError(err error) {
 	r.printColoured("31", err.Error())
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && len(re.Sessions) > 0 {
-		fmt.Fprint(r.out, commands.RenderSessions(re.Sessions, time.Now()))
+		fmt.Fprint(r.out, commands.RenderSessions(re.Sessions, time.Now(), true))
 	}
 }
 
