@@ -52,7 +52,7 @@ func terminalCommand(stdio IO) *cli.Command {
 				return err
 			}
 			defer b.Close()
-			r := &repl{ctx: c.Context, conn: b, log: log}
+			r := &repl{ctx: c.Context, conn: b, log: log, timeout: global(c, "timeout").Duration("timeout")}
 			return r.run(stdio, target, c.Duration("wait"))
 		},
 	}
@@ -63,6 +63,8 @@ type repl struct {
 	ctx  context.Context
 	conn bridge.Conn
 	log  *slog.Logger
+	// timeout overrides every command's action timeout (--timeout).
+	timeout time.Duration
 
 	out      io.Writer // the screen (CRLF-translating in raw mode)
 	colour   bool
@@ -240,7 +242,11 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 	}
 	ctx, done := r.running()
 	defer done()
-	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: d.Timeout, Log: r.log, Aligned: true,
+	timeout := d.Timeout
+	if r.timeout > 0 {
+		timeout = r.timeout
+	}
+	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: timeout, Log: r.log, Aligned: true,
 		Stdout: r.out, Stderr: r.out, Output: r.printLine}
 	res, err := d.Run(ctx, env, args)
 	if err != nil {

@@ -134,3 +134,21 @@ func TestTerminalPTY(t *testing.T) {
 		t.Errorf("history not saved: %v", err)
 	}
 }
+
+// TestTerminalTimeoutFlag: the global --timeout bounds the terminal's
+// commands as it bounds one-shot ones.
+func TestTerminalTimeoutFlag(t *testing.T) {
+	port := freePort(t)
+	studioPlugin(t, port)
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code := Run(ctx, []string{"studio-bridge", "--port", port, "--timeout", "300ms", "terminal"},
+		IO{In: strings.NewReader("task.wait(60)\n.exit\n"), Out: &out, Err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	if !strings.Contains(out.String(), "Script execution timed out after 300ms.") {
+		t.Fatalf("no timeout after 300ms:\n%s", out.String())
+	}
+}
