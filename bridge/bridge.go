@@ -36,6 +36,11 @@ type Options struct {
 	// Grace overrides ResolveGrace (tests whose plugins retry faster than
 	// the real plugin's 2 s poll).
 	Grace time.Duration
+	// Lazy lets Connect succeed when no host can be joined yet (a --remote
+	// host that is not up): the Bridge keeps trying in the background, and
+	// calls meanwhile fail with HOST_UNAVAILABLE after FailoverWait. For
+	// long-lived surfaces (the MCP server) that must not die with the host.
+	Lazy bool
 }
 
 // Timing of resolution and failover.
@@ -99,11 +104,17 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	be, err := b.establish(ctx)
-	if err != nil {
+	var stranger *PortInUseError
+	switch {
+	case err == nil:
+		b.install(be)
+	case opts.Lazy && !errors.As(err, &stranger):
+		b.log.Warn("no bridge host yet; will keep trying", "addr", b.Addr(), "err", err)
+		be = nil
+	default:
 		b.cancel()
 		return nil, err
 	}
-	b.install(be)
 	go b.supervise(be)
 	return b, nil
 }
@@ -158,7 +169,7 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 		case <-ready:
 		case <-expired:
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
-				"no bridge host on %s for %s: failover has not completed (see --log-level info)", b.Addr(), FailoverWait)
+				"no bridge host answered on %s within %s: it is not running, or a failover has not completed (see --log-level info)", b.Addr(), FailoverWait)
 		case <-ctx.Done():
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host available (failover still in progress): %v", ctx.Err())
 		case <-b.ctx.Done():
@@ -172,15 +183,17 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 func (b *Bridge) supervise(be backend) {
 	defer close(b.done)
 	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case <-be.lostCh():
+		if be != nil {
+			select {
+			case <-b.ctx.Done():
+				return
+			case <-be.lostCh():
+			}
+			b.mu.Lock()
+			b.cur, b.ready = nil, make(chan struct{})
+			b.mu.Unlock()
+			b.log.Info("lost the bridge host; taking over or rejoining", "addr", b.Addr())
 		}
-		b.mu.Lock()
-		b.cur, b.ready = nil, make(chan struct{})
-		b.mu.Unlock()
-		b.log.Info("lost the bridge host; taking over or rejoining", "addr", b.Addr())
 		backoff := 100 * time.Millisecond
 		for {
 			if !sleepCtx(b.ctx, rand.N(FailoverJitter)) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -270,5 +271,44 @@ func TestStrangerOnThePort(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
+	}
+}
+
+// TestLazyConnectWaitsForTheHost: a lazy process whose --remote host is not
+// up yet starts anyway, reports the host unavailable, and joins once the host
+// comes.
+func TestLazyConnectWaitsForTheHost(t *testing.T) {
+	port := freePort(t)
+	remote := "127.0.0.1:" + strconv.Itoa(port)
+	if _, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond}); protocol.CodeOf(err) != protocol.CodeHostUnavailable {
+		t.Fatalf("an eager connect must fail at once: %v", err)
+	}
+	lazy, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	if lazy.Role() != RoleNone {
+		t.Fatalf("role %s before any host", lazy.Role())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err = lazy.Sessions(ctx)
+	cancel()
+	if protocol.CodeOf(err) != protocol.CodeHostUnavailable {
+		t.Fatalf("sessions with no host: %v", err)
+	}
+
+	host, err := Connect(context.Background(), Options{Port: port, Grace: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Kill()
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := lazy.Sessions(ctx); err != nil {
+		t.Fatalf("sessions once the host is up: %v", err)
+	}
+	if lazy.Role() != RoleClient {
+		t.Fatalf("role %s, want client", lazy.Role())
 	}
 }

@@ -76,12 +76,16 @@ func globalFlags() []cli.Flag {
 // joinBridge puts this process on the bridge network, as host or client,
 // with the port and remote the global flags give.
 func joinBridge(c *cli.Context, log *slog.Logger) (*bridge.Bridge, error) {
-	return bridge.Connect(c.Context, bridge.Options{
+	return bridge.Connect(c.Context, bridgeOptions(c, log))
+}
+
+func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
+	return bridge.Options{
 		Port:    global(c, "port").Int("port"),
 		Remote:  global(c, "remote").String("remote"),
 		Version: version,
 		Log:     log,
-	})
+	}
 }
 
 // noArgs is for surfaces that take flags only.

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/mcp"
 )
 
@@ -50,7 +51,12 @@ func mcpCommand(stdio IO) *cli.Command {
 				return usageErr{err}
 			}
 			ctx := c.Context
-			b, err := joinBridge(c, log)
+			// An agent's server outlives a --remote host that is not up
+			// yet or restarts: it keeps trying, and tools report the host
+			// as unavailable meanwhile.
+			bopts := bridgeOptions(c, log)
+			bopts.Lazy = true
+			b, err := bridge.Connect(ctx, bopts)
 			if err != nil {
 				return err
 			}
