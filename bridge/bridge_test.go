@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,5 +311,53 @@ func TestLazyConnectWaitsForTheHost(t *testing.T) {
 	}
 	if lazy.Role() != RoleClient {
 		t.Fatalf("role %s, want client", lazy.Role())
+	}
+}
+
+// lockedBuffer collects log output written from several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestHostWarnsAboutAnOlderPlugin: a plugin older than the binary gets a
+// warning that says how to update it; a current, newer or unversioned one
+// does not.
+func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
+	var logs lockedBuffer
+	port := freePort(t)
+	host, err := Connect(context.Background(), Options{Port: port, Version: "1.2.0", Grace: time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Kill()
+	for _, v := range []string{"1.2.0", "1.3.0", "dev", "1.1.9"} {
+		p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "v" + v, PluginVersion: v})
+		defer p.Close()
+		if _, err := p.WaitWelcome(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "plugin=1.1.9") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := logs.String()
+	if strings.Count(got, "plugin is older than this studio-bridge") != 1 || !strings.Contains(got, "plugin=1.1.9") ||
+		!strings.Contains(got, "studio-bridge install-plugin") {
+		t.Fatalf("want one warning, for 1.1.9:\n%s", got)
 	}
 }
