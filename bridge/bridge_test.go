@@ -361,3 +361,43 @@ func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 		t.Fatalf("want one warning, for 1.1.9:\n%s", got)
 	}
 }
+
+// TestCallAfterFailoverWaitsForThePlugin: right after a failover the new
+// host does not know the plugins yet; a call naming one of them waits for it
+// to re-register (within the grace) instead of failing "Session not found".
+func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
+	port := freePort(t)
+	host, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Kill()
+	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio,
+		RetryDelays: []time.Duration{100 * time.Millisecond}})
+	defer p.Close()
+	sid, err := p.WaitWelcome(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	host.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for client.Role() != RoleHost { // the client takes over before the plugin's retry
+		if ctx.Err() != nil {
+			t.Fatal("the client never took over")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := client.Call(ctx, sid, "state", nil, CallOptions{}); err != nil {
+		t.Fatalf("call right after the failover: %v", err)
+	}
+	if _, err := client.Call(ctx, "no-such-session", "state", nil, CallOptions{}); protocol.CodeOf(err) != protocol.CodeSessionNotFound {
+		t.Fatalf("an unknown session is still unknown after the grace: %v", err)
+	}
+}

@@ -25,6 +25,9 @@ type HostConfig struct {
 	Log *slog.Logger
 	// Heartbeat is the ping interval; zero means the protocol default.
 	Heartbeat time.Duration
+	// Grace is how long after it starts the host waits for a session a
+	// call names but that has not registered yet; zero means none.
+	Grace time.Duration
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -173,15 +176,43 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
 	}
 }
 
+// plugin finds a session's connection. A host younger than its grace waits
+// for an unknown session: after a failover, plugins re-register with the new
+// host within a second or two, and a call that names one of them (an agent
+// holding a sessionId, a request sent again after the failover) should reach
+// it rather than fail with "Session not found".
+func (h *Host) plugin(ctx context.Context, sessionID string) *pluginConn {
+	var expired <-chan time.Time
+	for {
+		h.mu.Lock()
+		pc := h.plugins[sessionID]
+		changed := h.hub.changedCh()
+		h.mu.Unlock()
+		wait := time.Until(h.started.Add(h.cfg.Grace))
+		if pc != nil || wait <= 0 {
+			return pc
+		}
+		if expired == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			expired = t.C
+		}
+		select {
+		case <-changed:
+		case <-expired:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
 // call runs action on a plugin session. It is the one place where requests
 // reach plugins, for local callers and relayed clients alike.
 func (h *Host) call(ctx context.Context, sessionID, action string, payload json.RawMessage, timeout time.Duration, onProgress func(json.RawMessage)) (json.RawMessage, error) {
 	if h.draining.Load() {
 		return nil, protocol.Errorf(protocol.CodeShuttingDown, "the bridge host is shutting down; retry in a moment")
 	}
-	h.mu.Lock()
-	pc := h.plugins[sessionID]
-	h.mu.Unlock()
+	pc := h.plugin(ctx, sessionID)
 	if pc == nil {
 		return nil, protocol.Errorf(protocol.CodeSessionNotFound, "Session not found: %s", sessionID)
 	}

@@ -130,6 +130,13 @@ func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 	return h.sortedLocked(), h.changed
 }
 
+// changedCh is closed at the next change of the session list.
+func (h *hub) changedCh() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed
+}
+
 // encodedSessions returns the session list as JSON, encoded once per change:
 // every joining client receives it.
 func (h *hub) encodedSessions() (json.RawMessage, error) {
