@@ -5,14 +5,19 @@ import "strings"
 // chunkComplete reports whether src is a whole Luau chunk, so the terminal
 // knows whether Enter runs it or continues it on the next line. It balances
 // blocks (function/do/then/repeat against end/until, with elseif reopening),
-// brackets, strings, long strings and comments; it does not judge whether
-// the chunk is valid. A chunk with too many closers is complete: running it
-// shows the compile error.
+// brackets, strings, long strings and comments, and a chunk whose last token
+// needs more (`x = 1 +`, `local a,`, `return a and`) continues; it does not
+// judge whether the chunk is valid. A chunk with too many closers is
+// complete: running it shows the compile error.
 func chunkComplete(src string) bool {
 	depth, brackets := 0, 0
+	last := "" // the last token, or a stand-in for a string or number
 	i, n := 0, len(src)
 	for i < n {
 		c := src[i]
+		if c > ' ' && !(c == '-' && i+1 < n && src[i+1] == '-') {
+			last = string(c)
+		}
 		switch {
 		case c == '-' && i+1 < n && src[i+1] == '-':
 			i += 2
@@ -34,6 +39,7 @@ func chunkComplete(src string) bool {
 					return false
 				}
 				i += end + lvl + 2
+				last = "string"
 				continue
 			}
 			brackets++
@@ -43,7 +49,11 @@ func chunkComplete(src string) bool {
 			if !ok {
 				return false
 			}
-			i = j
+			i, last = j, "string"
+		case c >= '0' && c <= '9':
+			i, last = skipNumber(src, i), "number"
+		case strings.HasPrefix(src[i:], "..."):
+			i, last = i+3, "..."
 		case c == '(' || c == '{':
 			brackets++
 			i++
@@ -55,7 +65,8 @@ func chunkComplete(src string) bool {
 			for j < n && isIdentPart(src[j]) {
 				j++
 			}
-			switch src[i:j] {
+			last = src[i:j]
+			switch last {
 			case "function", "do", "then", "repeat":
 				depth++
 			case "end", "until":
@@ -68,7 +79,37 @@ func chunkComplete(src string) bool {
 			i++
 		}
 	}
-	return depth <= 0 && brackets <= 0
+	return depth <= 0 && brackets <= 0 && !continues(last)
+}
+
+// continues reports whether a chunk ending in token needs more: a binary
+// operator, an assignment, a comma, an index or method colon, or a keyword
+// that starts an expression or a statement.
+func continues(token string) bool {
+	switch token {
+	case "+", "-", "*", "/", "%", "^", "=", "<", ">", "~", ",", ".", ":", "#",
+		"and", "or", "not", "local", "in", "if", "elseif", "while", "until", "for":
+		return true
+	}
+	return false
+}
+
+// skipNumber returns the index after the number starting at i (decimal,
+// hex or binary, with fractions, exponents and _ separators).
+func skipNumber(src string, i int) int {
+	j := i
+	for j < len(src) {
+		c := src[j]
+		switch {
+		case isIdentPart(c) || c == '.':
+			j++
+		case (c == '+' || c == '-') && (src[j-1] == 'e' || src[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(src[i:]), "0x"):
+			j++
+		default:
+			return j
+		}
+	}
+	return j
 }
 
 // longBracket reports whether a long bracket ([[, [=[, …) opens at i, and
