@@ -11,6 +11,15 @@ import (
 // parsing flags at the first positional. "--" ends flag handling as usual;
 // "-" (stdin) is a positional.
 func interspersed(app *cli.App, args []string) []string {
+	if n := len(args); n >= 2 && args[n-1] == completionFlag {
+		// Shell completion reads the words as the shell gave them. A word
+		// "--" being completed asks for flags, but urfave/cli takes it as
+		// the end of flags and turns completion off: ask with "-" instead.
+		if n >= 3 && args[n-2] == "--" {
+			return append(append([]string{}, args[:n-2]...), "-", completionFlag)
+		}
+		return args
+	}
 	if len(args) < 2 {
 		return args
 	}
@@ -55,6 +64,9 @@ func interspersed(app *cli.App, args []string) []string {
 	}
 	return out
 }
+
+// completionFlag is what a completion script appends to ask for candidates.
+const completionFlag = "--generate-bash-completion"
 
 func isFlag(a string) bool { return len(a) > 1 && a[0] == '-' && a != "--" }
 

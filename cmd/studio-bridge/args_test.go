@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,45 @@ func TestInterspersed(t *testing.T) {
 		got := strings.Join(interspersed(app, strings.Fields(tt.in)), " ")
 		if got != tt.want {
 			t.Errorf("%q → %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestShellCompletion asks for candidates as the completion scripts do: the
+// words typed so far, then --generate-bash-completion.
+func TestShellCompletion(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"commands", nil, []string{"sessions\n", "exec\n", "terminal\n", "mcp\n"}},
+		{"flags after --", []string{"logs", "--"}, []string{"--count\n", "--follow\n", "--session\n", "--port\n"}},
+		{"flags after -", []string{"logs", "-"}, []string{"--count\n", "-n\n", "--follow\n"}},
+		{"exec flags", []string{"--port", "1", "exec", "--"}, []string{"--session\n", "--wait\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(tt.args, completionFlag)
+			// urfave/cli reads the word being completed from os.Args.
+			saved := os.Args
+			os.Args = append([]string{"studio-bridge"}, args...)
+			defer func() { os.Args = saved }()
+			out, errOut, code := run(t, args...)
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("candidates lack %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out, errOut, code := run(t, "completion", shell)
+		if code != 0 || !strings.Contains(out, "studio-bridge") || !strings.Contains(out, "complete") {
+			t.Errorf("completion %s: exit %d, stderr %q:\n%s", shell, code, errOut, out)
 		}
 	}
 }
