@@ -41,8 +41,14 @@ func handler(conn bridge.Conn, d *commands.Definition, log *slog.Logger) sdk.Too
 		}
 		res, err := d.Run(ctx, env, args)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			var usage commands.UsageError
+			switch {
+			case ctx.Err() != nil:
+				// The client cancelled: it ignores any answer, but the
+				// SDK still sends one, so give it a valid JSON-RPC code.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: " + ctx.Err().Error()}
+			case errors.As(err, &usage):
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
 			}
 			return errorResult(err, target), nil
 		}

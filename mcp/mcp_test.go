@@ -292,16 +292,23 @@ func TestErrorMapping(t *testing.T) {
 		t.Fatalf("with sessionId: %+v", text(t, res))
 	}
 
-	for name, args := range map[string]map[string]any{
-		"studio_nope":  nil,
-		"studio_query": {"depth": 1},
-		"studio_logs":  {"count": "ten"},
-		"studio_state": {"extra": true},
+	for _, tt := range []struct {
+		name string
+		args map[string]any
+		want string // the error message's start
+	}{
+		{"studio_nope", nil, "Unknown tool: studio_nope"},
+		{"studio_query", map[string]any{"depth": 1}, "Invalid input: "},
+		{"studio_logs", map[string]any{"count": "ten"}, "Invalid input: "},
+		{"studio_state", map[string]any{"extra": true}, "Invalid input: "},
+		// Checks a command makes when it runs are invalid input too.
+		{"studio_logs", map[string]any{"sessionId": b, "count": -1}, "Invalid input: logs: count must not be negative"},
+		{"studio_exec", map[string]any{"sessionId": b, "script": "  "}, "Invalid input: exec: the script is empty"},
 	} {
-		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.name, Arguments: tt.args})
 		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("%s %v: want -32602, got %v", name, args, err)
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(werr.Message, tt.want) {
+			t.Errorf("%s %v: want -32602 %q…, got %v", tt.name, tt.args, tt.want, err)
 		}
 	}
 }

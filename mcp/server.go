@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
@@ -82,11 +83,27 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 		Instructions: "studio-bridge connects you to running Roblox Studio windows. Call studio_sessions first; " +
 			"pass sessionId when several Studio windows are connected, and context (edit, server, client) in Play mode.",
 	})
+	tools := map[string]bool{}
 	for _, d := range defs {
 		s.AddTool(Tool(d), handler(conn, d, opts.Log))
+		tools[ToolName(d)] = true
 	}
+	s.AddReceivingMiddleware(unknownTools(tools))
 	addResources(s, conn)
 	return s, nil
+}
+
+// unknownTools answers a call of a tool this server does not offer with the
+// spec's -32602 "Unknown tool: {name}" (the SDK's own text differs).
+func unknownTools(tools map[string]bool) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if call, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && call.Params != nil && !tools[call.Params.Name] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + call.Params.Name}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // Tool is the MCP description of a command.

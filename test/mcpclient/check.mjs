@@ -198,7 +198,10 @@ try {
       }
     });
     await check("an unknown tool is JSON-RPC -32602", async () => {
-      await assert.rejects(client.callTool({ name: "studio_nope", arguments: {} }), (err) => err.code === -32602);
+      await assert.rejects(
+        client.callTool({ name: "studio_nope", arguments: {} }),
+        (err) => err.code === -32602 && err.message.includes("Unknown tool: studio_nope"),
+      );
     });
     await check("invalid input is JSON-RPC -32602", async () => {
       await assert.rejects(client.callTool({ name: "studio_logs", arguments: { count: "ten" } }), (err) => err.code === -32602);
