@@ -312,3 +312,75 @@ func TestErrorMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceNotifications: a subscriber of studio://sessions hears of a
+// session coming and going, the resource list changes with it, and the
+// session's logs resource reads its recent lines.
+func TestResourceNotifications(t *testing.T) {
+	w := newWorld(t)
+	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	s, err := New(w.bridge, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go WatchResources(ctx, s, w.bridge)
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, listChanged := make(chan string, 16), make(chan struct{}, 16)
+	c := sdk.NewClient(&sdk.Implementation{Name: "test"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+			updated <- r.Params.URI
+		},
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
+			listChanged <- struct{}{}
+		},
+	})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: SessionsURI}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	expect := func(what string) {
+		t.Helper()
+		for gotUpdate, gotList := false, false; !gotUpdate || !gotList; {
+			select {
+			case uri := <-updated:
+				gotUpdate = gotUpdate || uri == SessionsURI
+			case <-listChanged:
+				gotList = true
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: updated %v, list changed %v", what, gotUpdate, gotList)
+			}
+		}
+	}
+
+	b := w.plugin(t, "B", protocol.ContextEdit, protocol.StateEdit)
+	expect("a session connecting")
+	var logsURI string
+	for deadline := time.Now().Add(5 * time.Second); logsURI == "" && time.Now().Before(deadline); {
+		list, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.Resources {
+			if r.URI == sessionURIPrefix+b+"/logs" {
+				logsURI = r.URI
+			}
+		}
+	}
+	if logsURI == "" {
+		t.Fatal("no logs resource for the new session")
+	}
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: logsURI})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "careful") {
+		t.Fatalf("read %s: %+v %v", logsURI, res, err)
+	}
+}

@@ -80,6 +80,16 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 	s := sdk.NewServer(&sdk.Implementation{Name: "studio-bridge", Version: opts.Version}, &sdk.ServerOptions{
 		Logger:       opts.Log,
 		Capabilities: &sdk.ServerCapabilities{},
+		// Clients may subscribe to studio://sessions (updated as sessions
+		// come, go and change) and to a session's logs resource; the SDK
+		// keeps the subscriptions.
+		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
+			if req.Params.URI != SessionsURI && !strings.HasPrefix(req.Params.URI, sessionURIPrefix) {
+				return fmt.Errorf("no resource %q to subscribe to; see resources/list", req.Params.URI)
+			}
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 		Instructions: "studio-bridge connects you to running Roblox Studio windows. Call studio_sessions first; " +
 			"pass sessionId when several Studio windows are connected, and context (edit, server, client) in Play mode.",
 	})
