@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
 
 // logBuffer is a plugin's log buffer as the plugin contract describes it:
@@ -154,16 +154,6 @@ func waitSubscribes(t *testing.T, p *fakeplugin.Plugin, n int) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 func TestFollowLogs(t *testing.T) {
 	cases := []struct {
 		name string
@@ -188,7 +178,7 @@ func TestFollowLogs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			port := freePort(t)
+			port := testutil.FreePort(t)
 			b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -230,7 +220,7 @@ func TestFollowLogs(t *testing.T) {
 // over, the plugin reconnects (forgetting its subscriptions), and follow
 // subscribes again and prints what was logged meanwhile, in order, once.
 func TestFollowLogsAcrossFailover(t *testing.T) {
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	host, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

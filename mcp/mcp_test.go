@@ -64,6 +64,14 @@ func (w *world) plugin(t *testing.T, instance string, ctx protocol.Context, stat
 
 func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
 	t.Helper()
+	_, cs := w.serve(t, opts, nil)
+	return cs
+}
+
+// serve starts a server with opts and connects a client with copts to it,
+// over in-memory transports.
+func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {
+	t.Helper()
 	s, err := New(w.bridge, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +82,7 @@ func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, copts)
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +92,7 @@ func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
 		ss.Wait()
 		cancel()
 	})
-	return cs
+	return s, cs
 }
 
 func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
@@ -223,28 +231,13 @@ func TestToolCalls(t *testing.T) {
 func TestProgressNotifications(t *testing.T) {
 	w := newWorld(t)
 	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := context.Background()
 	got := make(chan string, 10)
-	c := sdk.NewClient(&sdk.Implementation{Name: "test"}, &sdk.ClientOptions{
+	_, cs := w.serve(t, Options{}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
 			got <- r.Params.Message
 		},
 	})
-	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
 	params := &sdk.CallToolParams{Name: "studio_exec", Arguments: map[string]any{"script": "print('one')"}}
 	params.SetProgressToken("p1")
 	if _, err := cs.CallTool(ctx, params); err != nil {
@@ -319,20 +312,10 @@ func TestErrorMapping(t *testing.T) {
 func TestResourceNotifications(t *testing.T) {
 	w := newWorld(t)
 	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go WatchResources(ctx, s, w.bridge)
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	updated, listChanged := make(chan string, 16), make(chan struct{}, 16)
-	c := sdk.NewClient(&sdk.Implementation{Name: "test"}, &sdk.ClientOptions{
+	s, cs := w.serve(t, Options{}, &sdk.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
 			updated <- r.Params.URI
 		},
@@ -340,11 +323,7 @@ func TestResourceNotifications(t *testing.T) {
 			listChanged <- struct{}{}
 		},
 	})
-	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
+	go WatchResources(ctx, s, w.bridge)
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: SessionsURI}); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
