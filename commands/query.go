@@ -21,6 +21,34 @@ type QueryArgs struct {
 	ListServices      bool     `json:"listServices" flag:"services" usage:"list the DataModel's services (no path needed)" desc:"List all loaded services in the DataModel. Ignores path. Default: false."`
 }
 
+// QueryData is the query command's output (the plugin's answer): one of
+// instance, children or services, as the arguments asked.
+type QueryData struct {
+	Instance  *QueryNode     `json:"instance,omitempty"`
+	Children  []QueryNode    `json:"children,omitempty"`
+	Services  []QueryService `json:"services,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"`
+}
+
+// QueryNode is one instance. Properties and attributes are typed values
+// ({"$type": "Vector3", "value": [0, 4, 0]}); Children, present when depth
+// asked for them, are nodes of the same shape.
+type QueryNode struct {
+	Name       string           `json:"name"`
+	ClassName  string           `json:"className"`
+	Path       string           `json:"path"`
+	Properties map[string]any   `json:"properties"`
+	Attributes map[string]any   `json:"attributes"`
+	ChildCount int              `json:"childCount"`
+	Children   []map[string]any `json:"children,omitempty"`
+}
+
+// QueryService is one service of the DataModel.
+type QueryService struct {
+	Name      string `json:"name"`
+	ClassName string `json:"className"`
+}
+
 // Query inspects the DataModel.
 var Query = &Definition{
 	Name:           "query",
@@ -29,7 +57,7 @@ var Query = &Definition{
 	Args:           &QueryArgs{},
 	NeedsSession:   true,
 	DefaultContext: protocol.ContextEdit,
-	Output:         map[string]any{},
+	Output:         QueryData{},
 	MCP:            true,
 	Timeout:        10 * time.Second,
 	Noun:           "DataModel query",
@@ -41,11 +69,16 @@ var Query = &Definition{
 		if args.Depth < 0 {
 			return nil, UsageError{fmt.Errorf("query: depth must not be negative")}
 		}
-		var data map[string]any
-		if err := action(ctx, env, "query", args, &data, nil); err != nil {
+		var raw json.RawMessage
+		if err := action(ctx, env, "query", args, &raw, nil); err != nil {
 			return nil, err
 		}
-		return &Result{Data: data, Text: renderQuery(data)}, nil
+		var data QueryData
+		var tree map[string]any // the same answer, walked to render it
+		if json.Unmarshal(raw, &data) != nil || json.Unmarshal(raw, &tree) != nil {
+			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
+		}
+		return &Result{Data: data, Text: renderQuery(tree)}, nil
 	},
 }
 
