@@ -5,5 +5,9 @@
 // derived from the definition. No Studio logic lives here.
 //
 // The contract (tool names, schemas, error texts) is the seed spec in
-// shared/spec/mcp-server.md; the golden files in testdata/ pin it.
+// shared/spec/mcp-server.md; the golden files in testdata/ pin it. Two
+// fields of the spec's studio_sessions example are absent on purpose:
+// placeFile, because no Roblox API gives a plugin the local path of the
+// place it has open, and origin ("user" or "managed"), because nothing tells
+// a plugin whether `studio-bridge launch` started its Studio window.
 package mcp
