@@ -179,6 +179,9 @@ func propertyList(d *commands.Definition) string {
 // errorResult maps a failure to the spec's isError result.
 func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
 	body := map[string]any{"error": errorText(err, t)}
+	if protocol.CodeOf(err) == protocol.CodeHostUnavailable {
+		body["detail"] = err.Error() // the spec's text is fixed; say what happened beside it
+	}
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && re.Kind == bridge.MultipleInstances {
 		body["sessions"] = re.Sessions
@@ -206,7 +209,7 @@ func errorText(err error, t bridge.Target) string {
 	case protocol.CodeBusy:
 		return "Plugin is busy executing another script."
 	case protocol.CodeHostUnavailable:
-		return "No bridge host running. Start Studio with the studio-bridge plugin installed, then try again. (" + err.Error() + ")"
+		return "No bridge host running. Start Studio with the studio-bridge plugin installed, then try again."
 	}
 	var perr *protocol.Error
 	if errors.As(err, &perr) {

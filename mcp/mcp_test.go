@@ -363,3 +363,36 @@ func TestResourceNotifications(t *testing.T) {
 		t.Fatalf("read %s: %+v %v", logsURI, res, err)
 	}
 }
+
+// TestErrorTexts: infrastructure failures become isError results whose
+// "error" is the spec's text (or the command's own, already worded for
+// people).
+func TestErrorTexts(t *testing.T) {
+	tests := []struct {
+		err        error
+		want, more string
+	}{
+		{protocol.Errorf(protocol.CodeTimeout, "State query timed out after 5 seconds."), "State query timed out after 5 seconds.", ""},
+		{protocol.Errorf(protocol.CodeBusy, "a script is running"), "Plugin is busy executing another script.", ""},
+		{protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host answered on 127.0.0.1:1"),
+			"No bridge host running. Start Studio with the studio-bridge plugin installed, then try again.", "no bridge host answered on 127.0.0.1:1"},
+		{protocol.Errorf(protocol.CodeSessionNotFound, "Session not found: s1"), "Session not found: s1. Call studio_sessions to see available sessions.", ""},
+		{protocol.Errorf(protocol.CodeUnknownOutcome, "lost the bridge host while exec was in flight; it may or may not have run in Studio"),
+			"lost the bridge host while exec was in flight; it may or may not have run in Studio", ""},
+		{protocol.Errorf(protocol.CodeInstanceNotFound, "No instance found at path: game.Workspace.NonExistent"), "No instance found at path: game.Workspace.NonExistent", ""},
+		{protocol.Errorf(protocol.CodeScreenshotFailed, "Screenshot capture failed: viewport is not available."), "Screenshot capture failed: viewport is not available.", ""},
+	}
+	for _, tt := range tests {
+		res := errorResult(tt.err, bridge.Target{SessionID: "s1"})
+		var body map[string]any
+		if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &body); err != nil || !res.IsError {
+			t.Fatalf("%v: not an isError JSON result: %v", tt.err, err)
+		}
+		if body["error"] != tt.want {
+			t.Errorf("%v: error %q, want %q", tt.err, body["error"], tt.want)
+		}
+		if detail, _ := body["detail"].(string); tt.more != "" && !strings.Contains(detail, tt.more) {
+			t.Errorf("%v: detail %q, want it to say %q", tt.err, detail, tt.more)
+		}
+	}
+}
