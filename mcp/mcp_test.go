@@ -396,3 +396,30 @@ func TestErrorTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestCancellationReachesThePlugin: a client that cancels a running
+// studio_exec gets its call back at once, and the plugin is asked to stop
+// the script.
+func TestCancellationReachesThePlugin(t *testing.T) {
+	w := newWorld(t)
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Handler: fakeplugin.Studio,
+		RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+	if _, err := p.WaitWelcome(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.client(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "studio_exec", Arguments: map[string]any{"script": "task.wait(60)"}})
+	if err == nil {
+		t.Fatal("a cancelled call must not succeed")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(p.Cancels()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the plugin was never asked to cancel the script")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
