@@ -423,3 +423,155 @@ func TestCancellationReachesThePlugin(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestCancelledCallCode: the answer to a tools/call the client cancelled
+// carries a standard JSON-RPC error code, not 0. The SDK's client drops that
+// answer, so this test speaks raw JSON-RPC over the in-memory transport.
+func TestCancelledCallCode(t *testing.T) {
+	w := newWorld(t)
+	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	s, err := New(w.bridge, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { conn.Close(); ss.Wait() }()
+	send := func(raw string) {
+		t.Helper()
+		msg, err := jsonrpc.DecodeMessage([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	response := func(id int64) *jsonrpc.Response {
+		t.Helper()
+		for {
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for response %d: %v", id, err)
+			}
+			if r, ok := msg.(*jsonrpc.Response); ok && r.ID.Raw() == id {
+				return r
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if r := response(1); r.Error != nil {
+		t.Fatalf("initialize: %v", r.Error)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"studio_exec","arguments":{"script":"task.wait(60)"}}}`)
+	time.Sleep(200 * time.Millisecond) // let the script start in the plugin
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
+	r := response(2)
+	var werr *jsonrpc.Error
+	if !errors.As(r.Error, &werr) || werr.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("cancelled call: want a -32603 error, got %#v", r.Error)
+	}
+}
+
+// TestSessionLogsTemplate: studio://sessions/{sessionId}/logs reads a
+// session's recent Output through the resource template (no concrete
+// resource is listed here: WatchResources is not running), and an unknown
+// session is resource-not-found.
+func TestSessionLogsTemplate(t *testing.T) {
+	w := newWorld(t)
+	id := w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	cs := w.client(t, Options{})
+	ctx := context.Background()
+	tmpls, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != sessionLogsURI {
+		t.Fatalf("templates: %+v %v", tmpls, err)
+	}
+	uri := sessionURIPrefix + id + "/logs"
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].URI != uri || res.Contents[0].MIMEType != "application/json" ||
+		!strings.Contains(res.Contents[0].Text, "careful") {
+		t.Fatalf("read %s: %+v %v", uri, res, err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &body); err != nil || body["bufferCapacity"] != 2000.0 {
+		t.Fatalf("logs body: %v %s", err, res.Contents[0].Text)
+	}
+	_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: sessionURIPrefix + "nope/logs"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != sdk.CodeResourceNotFound {
+		t.Fatalf("unknown session: want resource-not-found, got %v", err)
+	}
+}
+
+// TestResourceListChanged: the resource list changes, and the client is
+// told, both when a session connects and when it disconnects.
+func TestResourceListChanged(t *testing.T) {
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	listChanged := make(chan struct{}, 64)
+	s, cs := w.serve(t, Options{}, &sdk.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
+			listChanged <- struct{}{}
+		},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); WatchResources(ctx, s, w.bridge) }()
+	t.Cleanup(func() { cancel(); <-done })
+	listed := func(uri string) bool {
+		t.Helper()
+		list, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.Resources {
+			if r.URI == uri {
+				return true
+			}
+		}
+		return false
+	}
+	// expect waits for at least one list_changed, then for the logs
+	// resource to be listed (or not), and drains what else came.
+	expect := func(what, uri string, present bool) {
+		t.Helper()
+		select {
+		case <-listChanged:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no resources list_changed notification", what)
+		}
+		for deadline := time.Now().Add(5 * time.Second); listed(uri) != present; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s listed = %v", what, uri, !present)
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // the SDK may send a batch
+		for len(listChanged) > 0 {
+			<-listChanged
+		}
+	}
+
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
+		PlaceName: "Place", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(p.Close)
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	id, err := p.WaitWelcome(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := sessionURIPrefix + id + "/logs"
+	expect("a session connecting", uri, true)
+	p.Close()
+	expect("a session disconnecting", uri, false)
+}
