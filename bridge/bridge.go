@@ -26,6 +26,9 @@ type Options struct {
 	Remote string
 	// Version is this build's version.
 	Version string
+	// PluginVersion is the version of the plugin this build installs; a
+	// host warns about plugins older than it.
+	PluginVersion string
 	// Log receives diagnostics.
 	Log *slog.Logger
 	// Heartbeat overrides the ping interval (tests).
@@ -263,7 +266,7 @@ func (b *Bridge) establish(ctx context.Context) (backend, error) {
 		ln, err := lc.Listen(ctx, "tcp", b.addr)
 		if err == nil {
 			b.hub.reset(nil)
-			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace}, b.hub), nil
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion}, b.hub), nil
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)

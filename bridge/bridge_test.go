@@ -332,13 +332,13 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestHostWarnsAboutAnOlderPlugin: a plugin older than the binary gets a
-// warning that says how to update it; a current, newer or unversioned one
+// TestHostWarnsAboutAnOlderPlugin: a plugin older than the one the binary
+// installs gets a warning that says how to update it; a current, newer or unversioned one
 // does not.
 func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 	var logs lockedBuffer
 	port := freePort(t)
-	host, err := Connect(context.Background(), Options{Port: port, Version: "1.2.0", Grace: time.Millisecond,
+	host, err := Connect(context.Background(), Options{Port: port, Version: "9.9.9", PluginVersion: "1.2.0", Grace: time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	got := logs.String()
-	if strings.Count(got, "plugin is older than this studio-bridge") != 1 || !strings.Contains(got, "plugin=1.1.9") ||
+	if strings.Count(got, "plugin is older than the one this studio-bridge installs") != 1 || !strings.Contains(got, "plugin=1.1.9") ||
 		!strings.Contains(got, "studio-bridge install-plugin") {
 		t.Fatalf("want one warning, for 1.1.9:\n%s", got)
 	}

@@ -25,6 +25,9 @@ type HostConfig struct {
 	Log *slog.Logger
 	// Heartbeat is the ping interval; zero means the protocol default.
 	Heartbeat time.Duration
+	// PluginVersion is the version of the plugin this build installs
+	// (install-plugin); a connecting plugin older than it gets a warning.
+	PluginVersion string
 	// Grace is how long after it starts the host waits for a session a
 	// call names but that has not registered yet; zero means none.
 	Grace time.Duration

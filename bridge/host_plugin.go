@@ -128,9 +128,9 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	h.registerPlugin(pc, hello, version)
 	log = log.With("session", pc.info.SessionID)
 	log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
-	if hello.PluginVersion != "" && h.cfg.Version != "" && olderVersion(hello.PluginVersion, h.cfg.Version) {
-		log.Warn("plugin is older than this studio-bridge; run `studio-bridge install-plugin` and reload plugins in Studio",
-			"plugin", hello.PluginVersion, "studio-bridge", h.cfg.Version)
+	if want := h.cfg.PluginVersion; hello.PluginVersion != "" && want != "" && olderVersion(hello.PluginVersion, want) {
+		log.Warn("plugin is older than the one this studio-bridge installs; run `studio-bridge install-plugin` and reload plugins in Studio",
+			"plugin", hello.PluginVersion, "installs", want)
 	}
 	err := pc.run(h.ctx, func(m protocol.Message) { h.handlePlugin(pc, m) })
 	h.unregisterPlugin(pc)

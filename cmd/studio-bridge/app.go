@@ -81,10 +81,11 @@ func joinBridge(c *cli.Context, log *slog.Logger) (*bridge.Bridge, error) {
 
 func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
 	return bridge.Options{
-		Port:    global(c, "port").Int("port"),
-		Remote:  global(c, "remote").String("remote"),
-		Version: version,
-		Log:     log,
+		Port:          global(c, "port").Int("port"),
+		Remote:        global(c, "remote").String("remote"),
+		Version:       version,
+		PluginVersion: commands.PluginBuild.Version,
+		Log:           log,
 	}
 }
 
