@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -268,7 +267,7 @@ func (b *Bridge) establish(ctx context.Context) (backend, error) {
 			b.hub.reset(nil)
 			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion}, b.hub), nil
 		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
+		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
 		}
 		// Most often a host is there: join it straight away, and only if
@@ -314,7 +313,7 @@ func probeHealth(ctx context.Context, addr string) (Health, error) {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		var opErr *net.OpError
-		if errors.As(err, &opErr) && errors.Is(err, syscall.ECONNREFUSED) {
+		if errors.As(err, &opErr) && isConnRefused(err) {
 			return Health{}, err
 		}
 		if ctx.Err() != nil {
