@@ -212,7 +212,7 @@ func (p *peer) readLoop(handle func(protocol.Message)) error {
 	for {
 		typ, data, err := p.conn.Read(context.Background())
 		if err != nil {
-			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				p.log.Warn("closed peer: frame over the size limit")
 			}
 			p.shut(websocket.StatusNormalClosure, "")
