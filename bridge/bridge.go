@@ -245,9 +245,16 @@ func (e *PortInUseError) Error() string {
 // establish binds the port and becomes the host, or joins the host that has
 // it. It never closes a listener it bound: the port is held from the first
 // moment.
-func (b *Bridge) establish(ctx context.Context) (backend, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.opts.JoinTimeout)
+//
+// A host that is handing over (it answers /health with "draining" while it
+// finishes relayed calls, at most HandoffTimeout) is waited for rather than
+// counted as a failure: the port comes free, or a client takes it over,
+// when it is done.
+func (b *Bridge) establish(parent context.Context) (backend, error) {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	deadline := time.AfterFunc(b.opts.JoinTimeout, cancel)
+	defer deadline.Stop()
 	if b.opts.Remote != "" {
 		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
 		if err != nil {
@@ -287,6 +294,10 @@ func (b *Bridge) establish(ctx context.Context) (backend, error) {
 			}
 			lastErr = err
 		case err == nil:
+			if lastErr != errDraining {
+				b.log.Info("the bridge host is handing over; waiting for it to finish its running calls", "addr", b.addr)
+				deadline.Reset(HandoffTimeout + b.opts.JoinTimeout)
+			}
 			lastErr = errDraining
 		case errors.Is(err, errStranger):
 			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
@@ -303,8 +314,8 @@ func (b *Bridge) establish(ctx context.Context) (backend, error) {
 var errStranger = errors.New("not a studio-bridge host")
 
 // probeHealth asks whoever holds addr whether it is a studio-bridge host.
-func probeHealth(ctx context.Context, addr string) (Health, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
+func probeHealth(parent context.Context, addr string) (Health, error) {
+	ctx, cancel := context.WithTimeout(parent, time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+protocol.PathHealth, nil)
 	if err != nil {
@@ -315,6 +326,9 @@ func probeHealth(ctx context.Context, addr string) (Health, error) {
 		var opErr *net.OpError
 		if errors.As(err, &opErr) && isConnRefused(err) {
 			return Health{}, err
+		}
+		if parent.Err() != nil {
+			return Health{}, parent.Err() // our own deadline, not a silent stranger
 		}
 		if ctx.Err() != nil {
 			return Health{}, fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
@@ -381,9 +395,11 @@ func (b *Bridge) Resolve(ctx context.Context, t Target) (protocol.SessionInfo, e
 	return Resolve(sessions, t)
 }
 
-// Call implements Conn. A request that never left this process because the
-// link to the host was already breaking is sent again once the failover
-// completes: it cannot have run.
+// Call implements Conn. A request that provably did not run is sent again
+// once the host has been replaced: one that never left this process because
+// the link was already breaking, and one a handing-over host refused with
+// SHUTTING_DOWN (it waits, at most HandoffTimeout, for the host to finish the
+// calls it is still relaying).
 func (b *Bridge) Call(ctx context.Context, sessionID, action string, payload json.RawMessage, opts CallOptions) (json.RawMessage, error) {
 	onProgress := opts.OnProgress
 	if onProgress != nil {
@@ -392,6 +408,7 @@ func (b *Bridge) Call(ctx context.Context, sessionID, action string, payload jso
 		onProgress = q.push
 	}
 	var lost backend
+	var lastErr error
 	var giveUp time.Time
 	for {
 		be, err := b.backend(ctx)
@@ -400,16 +417,35 @@ func (b *Bridge) Call(ctx context.Context, sessionID, action string, payload jso
 		}
 		if be == lost { // the supervisor has not replaced it yet
 			if time.Now().After(giveUp) || !sleepCtx(ctx, 5*time.Millisecond) {
-				return nil, errNotSent
+				return nil, lastErr
 			}
 			continue
 		}
 		out, err := be.call(ctx, sessionID, action, payload, opts.Timeout, onProgress)
-		if err != errNotSent || lost != nil {
+		wait := resendWait(err)
+		if wait == 0 || (lost != nil && time.Now().After(giveUp)) {
 			return out, err
 		}
-		lost, giveUp = be, time.Now().Add(FailoverWait)
+		if lost == nil {
+			giveUp = time.Now().Add(wait)
+			if wait > FailoverWait {
+				b.log.Info("the bridge host is handing over; the call waits for the new host", "action", action)
+			}
+		}
+		lost, lastErr = be, err
 	}
+}
+
+// resendWait is how long Call may wait for a new host to send a request
+// again after err, or zero if err is final.
+func resendWait(err error) time.Duration {
+	switch {
+	case err == errNotSent:
+		return FailoverWait
+	case protocol.CodeOf(err) == protocol.CodeShuttingDown:
+		return HandoffTimeout + FailoverWait
+	}
+	return 0
 }
 
 // Events implements Conn.

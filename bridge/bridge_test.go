@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -203,6 +205,113 @@ func TestGracefulHandOff(t *testing.T) {
 	}
 	if g := p.Goodbyes(); len(g) != 1 {
 		t.Fatalf("plugin goodbyes: %v", g)
+	}
+}
+
+// TestHandOffWaitsForRelayedCalls: a host asked to stop while it relays an
+// exec keeps the port until the exec is answered (/health says "draining"
+// with 503 meanwhile); a call another client makes in the meantime, refused
+// with SHUTTING_DOWN, and a process that starts meanwhile both wait for the
+// new host rather than fail.
+func TestHandOffWaitsForRelayedCalls(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	c1 := connect(t, port)
+	c2 := connect(t, port)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseExec := func() { releaseOnce.Do(func() { close(release) }) }
+	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+		if action == "exec" {
+			<-release
+			return fakeplugin.Reply{Payload: "done"}
+		}
+		return fakeplugin.Reply{Payload: "ok"}
+	}})
+	t.Cleanup(releaseExec) // runs before the plugin's Close, which waits for its handlers
+	waitSessions(t, c2, 1)
+
+	execc := make(chan error, 1)
+	go func() {
+		out, err := c1.Call(context.Background(), sid, "exec", nil, CallOptions{Timeout: time.Minute})
+		if err == nil && string(out) != `"done"` {
+			err = fmt.Errorf("exec answered %s", out)
+		}
+		execc <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the exec reaches the plugin
+	closed := make(chan error, 1)
+	go func() { closed <- host.Close() }()
+
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h Health
+		_ = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			if h.Status != "draining" || h.Service != protocol.ServiceName {
+				t.Fatalf("/health while draining: %+v", h)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/health still answers %d during the hand-off", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	statec := make(chan error, 1)
+	go func() {
+		out, err := c2.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
+		if err == nil && string(out) != `"ok"` {
+			err = fmt.Errorf("state answered %s", out)
+		}
+		statec <- err
+	}()
+	type joined struct {
+		b   *Bridge
+		err error
+	}
+	joinc := make(chan joined, 1)
+	go func() {
+		b, err := Connect(context.Background(), Options{Port: port, Log: testLog(t), Grace: testGrace, JoinTimeout: 200 * time.Millisecond})
+		joinc <- joined{b, err}
+	}()
+	time.Sleep(500 * time.Millisecond) // longer than the joiner's JoinTimeout
+	select {
+	case err := <-statec:
+		t.Fatalf("state during the hand-off returned before the host changed: %v", err)
+	case j := <-joinc:
+		t.Fatalf("a process starting during the hand-off returned before the host changed: %v", j.err)
+	case err := <-closed:
+		t.Fatalf("the host stopped before its relayed exec was answered: %v", err)
+	default:
+	}
+
+	releaseExec()
+	for name, c := range map[string]chan error{"exec relayed by the leaving host": execc, "state sent during the hand-off": statec, "host.Close": closed} {
+		select {
+		case err := <-c:
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no answer 10 s after the exec finished", name)
+		}
+	}
+	select {
+	case j := <-joinc:
+		if j.err != nil {
+			t.Fatalf("a process starting during the hand-off: %v", j.err)
+		}
+		defer j.b.Kill()
+		waitSessions(t, j.b, 1)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a process starting during the hand-off never joined")
 	}
 }
 

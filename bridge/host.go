@@ -133,6 +133,13 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 		<-h.served
 		return nil
 	}
+	if n := h.relaying(); n > 0 {
+		attrs := []any{"calls", n}
+		if d, ok := ctx.Deadline(); ok {
+			attrs = append(attrs, "waitingAtMost", time.Until(d).Round(time.Second))
+		}
+		h.cfg.Log.Warn("handing over once the calls this host relays finish; a second Ctrl-C stops at once", attrs...)
+	}
 	waitCtx(ctx, &h.inflight)
 	_ = h.srv.Close()
 	<-h.served
@@ -153,6 +160,19 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 	}
 	h.cancel()
 	return h.serveErr
+}
+
+// relaying counts the client calls this host is relaying.
+func (h *Host) relaying() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.clients {
+		c.mu.Lock()
+		n += len(c.calls)
+		c.mu.Unlock()
+	}
+	return n
 }
 
 // Kill stops the host at once, as a crash would: sockets close without
