@@ -87,6 +87,10 @@ type Line struct {
 	Body      string  `json:"body"`
 	Timestamp float64 `json:"timestamp,omitempty"`
 	Seq       int64   `json:"seq,omitempty"`
+	// Truncated marks a line the plugin cut to its 64 KiB bound; Bytes is
+	// then the length of the whole line.
+	Truncated bool `json:"truncated,omitempty"`
+	Bytes     int  `json:"bytes,omitempty"`
 }
 
 func (env *Env) status(s string) {

@@ -167,10 +167,28 @@ func TestLoadScript(t *testing.T) {
 
 func TestFormatValue(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"$type":"Vector3","value":[1,2,3]}`:                             "Vector3(1, 2, 3)",
-		`{"$type":"EnumItem","enum":"Material","name":"Plastic"}`:         "Enum.Material.Plastic",
-		`{"$type":"Instance","className":"Part","path":"game.Workspace"}`: "game.Workspace (Part)",
-		`{"$type":"Unsupported","typeName":"Ray"}`:                        "<Ray>",
+		`{"$type":"Vector3","value":[1,2,3]}`:                                 "Vector3(1, 2, 3)",
+		`{"$type":"NumberRange","value":[1,2]}`:                               "NumberRange(1, 2)",
+		`{"$type":"NumberSequence","value":[[0,0.5,0],[0.5,1,0.25],[1,0,0]]}`: "NumberSequence(0: 0.5, 0.5: 1±0.25, 1: 0)",
+		`{"$type":"ColorSequence","value":[[0,1,0.5,0],[1,1,0,0]]}`:           "ColorSequence(0: (1, 0.5, 0), 1: (1, 0, 0))",
+		`{"$type":"Rect","value":[8,8,24,24]}`:                                "Rect(8, 8, 24, 24)",
+		`{"$type":"Vector3int16","value":[1,-2,3]}`:                           "Vector3int16(1, -2, 3)",
+		`{"$type":"Vector2int16","value":[7,8]}`:                              "Vector2int16(7, 8)",
+		`{"$type":"PhysicalProperties","value":{"density":0.7,"elasticity":0.5,"elasticityWeight":1,"friction":0.3,"frictionWeight":1}}`:            "PhysicalProperties(density 0.7, friction 0.3, elasticity 0.5, frictionWeight 1, elasticityWeight 1)",
+		`{"$type":"Font","family":"rbxasset://fonts/families/SourceSansPro.json","weight":"Bold","style":"Normal"}`:                                 "Font(SourceSansPro, Bold, Normal)",
+		`{"$type":"Font","family":"rbxassetid://12187365364","weight":"Regular","style":"Italic"}`:                                                  "Font(rbxassetid://12187365364, Regular, Italic)",
+		`{"$type":"Ray","value":{"origin":[0,5,0],"direction":[0,-10,0]}}`:                                                                          "Ray(origin (0, 5, 0), direction (0, -10, 0))",
+		`{"$type":"Region3","value":{"cframe":[2,1,3,1,0,0,0,1,0,0,0,1],"size":[4,2,6]}}`:                                                           "Region3(center (2, 1, 3), size (4, 2, 6))",
+		`{"$type":"Faces","value":["Top","Front"]}`:                                                                                                 "Faces(Top, Front)",
+		`{"$type":"Axes","value":["X","Z"]}`:                                                                                                        "Axes(X, Z)",
+		`{"$type":"DateTime","value":"2024-01-01T00:00:00Z","unixMillis":1704067200000}`:                                                            "DateTime(2024-01-01T00:00:00Z)",
+		`{"$type":"Content","sourceType":"Uri","uri":"rbxassetid://1"}`:                                                                             "Content(rbxassetid://1)",
+		`{"$type":"Content","sourceType":"None"}`:                                                                                                   "Content(None)",
+		`{"$type":"Content","sourceType":"Object","object":{"$type":"Instance","className":"EditableImage","path":"EditableImage"}}`:                "Content(EditableImage (EditableImage))",
+		`{"$type":"TweenInfo","value":{"time":0.5,"easingStyle":"Linear","easingDirection":"InOut","repeatCount":2,"reverses":true,"delayTime":0}}`: "TweenInfo(0.5s, Linear, InOut, repeat 2, reverses true, delay 0s)",
+		`{"$type":"EnumItem","enum":"Material","name":"Plastic"}`:                                                                                   "Enum.Material.Plastic",
+		`{"$type":"Instance","className":"Part","path":"game.Workspace"}`:                                                                           "game.Workspace (Part)",
+		`{"$type":"Unsupported","typeName":"Ray"}`:                                                                                                  "<Ray>",
 		`"text"`: `"text"`, `3.5`: "3.5", `true`: "true",
 	} {
 		var v any

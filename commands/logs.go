@@ -79,10 +79,14 @@ var Logs = &Definition{
 // RenderLine is one log line for people: the body, prefixed with its level
 // unless it is plain print output.
 func RenderLine(l Line) string {
-	if l.Level == "" || l.Level == "Print" {
-		return l.Body + "\n"
+	body := l.Body
+	if l.Truncated {
+		body += fmt.Sprintf(" … [cut by the plugin: the line had %d bytes]", l.Bytes)
 	}
-	return fmt.Sprintf("[%s] %s\n", l.Level, l.Body)
+	if l.Level == "" || l.Level == "Print" {
+		return body + "\n"
+	}
+	return fmt.Sprintf("[%s] %s\n", l.Level, body)
 }
 
 // followLogs prints the recent lines, then every new one until ctx ends.

@@ -254,3 +254,20 @@ func TestFollowLogsAcrossFailover(t *testing.T) {
 	sendLine(t, p, buf.add("Print", "live after"))
 	f.waitFor(t, "before", "live before", "while reconnecting", "live after")
 }
+
+func TestRenderLine(t *testing.T) {
+	for _, tc := range []struct {
+		in   Line
+		want string
+	}{
+		{Line{Level: "Print", Body: "hi"}, "hi\n"},
+		{Line{Body: "hi"}, "hi\n"},
+		{Line{Level: "Warning", Body: "careful"}, "[Warning] careful\n"},
+		{Line{Level: "Print", Body: "xxx", Truncated: true, Bytes: 2097153}, "xxx … [cut by the plugin: the line had 2097153 bytes]\n"},
+		{Line{Level: "Error", Body: "e", Truncated: true, Bytes: 70000}, "[Error] e … [cut by the plugin: the line had 70000 bytes]\n"},
+	} {
+		if got := RenderLine(tc.in); got != tc.want {
+			t.Errorf("RenderLine(%+v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

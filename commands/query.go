@@ -156,15 +156,87 @@ func FormatValue(v any) string {
 		return fmt.Sprintf("<%v>", m["typeName"])
 	case "BrickColor":
 		return fmt.Sprintf("BrickColor.new(%s)", jsonText(m["value"]))
-	}
-	if list, ok := m["value"].([]any); ok {
-		parts := make([]string, len(list))
-		for i, x := range list {
-			parts[i] = jsonText(x)
+	case "NumberSequence", "ColorSequence":
+		// keypoints as time: value (NumberSequence value±envelope; ColorSequence r, g, b)
+		list, _ := m["value"].([]any)
+		parts := make([]string, 0, len(list))
+		for _, k := range list {
+			kp, _ := k.([]any)
+			if len(kp) < 2 {
+				parts = append(parts, jsonText(k))
+				continue
+			}
+			value := jsonText(kp[1])
+			if typ == "ColorSequence" {
+				value = "(" + numbers(kp[1:]) + ")"
+			} else if len(kp) > 2 && jsonText(kp[2]) != "0" {
+				value += "±" + jsonText(kp[2])
+			}
+			parts = append(parts, jsonText(kp[0])+": "+value)
 		}
 		return fmt.Sprintf("%s(%s)", typ, strings.Join(parts, ", "))
+	case "PhysicalProperties":
+		p, _ := m["value"].(map[string]any)
+		var parts []string
+		for _, k := range []string{"density", "friction", "elasticity", "frictionWeight", "elasticityWeight"} {
+			if x, ok := p[k]; ok {
+				parts = append(parts, k+" "+jsonText(x))
+			}
+		}
+		return fmt.Sprintf("PhysicalProperties(%s)", strings.Join(parts, ", "))
+	case "Font":
+		family, _ := m["family"].(string)
+		// rbxasset://fonts/families/SourceSansPro.json → SourceSansPro
+		if i := strings.LastIndex(family, "/"); i >= 0 && strings.HasPrefix(family, "rbxasset://fonts/families/") {
+			family = strings.TrimSuffix(family[i+1:], ".json")
+		}
+		return fmt.Sprintf("Font(%s, %v, %v)", family, m["weight"], m["style"])
+	case "Ray":
+		r, _ := m["value"].(map[string]any)
+		return fmt.Sprintf("Ray(origin (%s), direction (%s))", numbers(r["origin"]), numbers(r["direction"]))
+	case "Region3":
+		r, _ := m["value"].(map[string]any)
+		center, _ := r["cframe"].([]any)
+		if len(center) > 3 {
+			center = center[:3]
+		}
+		return fmt.Sprintf("Region3(center (%s), size (%s))", numbers(center), numbers(r["size"]))
+	case "Faces", "Axes":
+		list, _ := m["value"].([]any)
+		parts := make([]string, len(list))
+		for i, x := range list {
+			parts[i] = fmt.Sprint(x)
+		}
+		return fmt.Sprintf("%s(%s)", typ, strings.Join(parts, ", "))
+	case "DateTime":
+		return fmt.Sprintf("DateTime(%v)", m["value"])
+	case "Content":
+		switch m["sourceType"] {
+		case "Uri":
+			return fmt.Sprintf("Content(%v)", m["uri"])
+		case "Object":
+			return fmt.Sprintf("Content(%s)", FormatValue(m["object"]))
+		}
+		return fmt.Sprintf("Content(%v)", m["sourceType"])
+	case "TweenInfo":
+		t, _ := m["value"].(map[string]any)
+		return fmt.Sprintf("TweenInfo(%ss, %v, %v, repeat %s, reverses %s, delay %ss)",
+			jsonText(t["time"]), t["easingStyle"], t["easingDirection"], jsonText(t["repeatCount"]), jsonText(t["reverses"]), jsonText(t["delayTime"]))
+	}
+	if list, ok := m["value"].([]any); ok {
+		return fmt.Sprintf("%s(%s)", typ, numbers(list))
 	}
 	return fmt.Sprintf("%s(%s)", typ, jsonText(m["value"]))
+}
+
+// numbers writes a JSON array's items separated by ", ".
+func numbers(v any) string {
+	list, _ := v.([]any)
+	parts := make([]string, len(list))
+	for i, x := range list {
+		parts[i] = jsonText(x)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func jsonText(v any) string {

@@ -31,8 +31,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/testutil"
 )
@@ -543,6 +545,68 @@ func TestEditWindowEveryAction(t *testing.T) {
 		}
 	})
 
+	t.Run("query returns typed sequences, ranges, fonts, rects, physical properties", func(t *testing.T) {
+		for _, c := range []struct {
+			path   string
+			fix    []string
+			types  map[string]string // property -> $type
+			render map[string]string // property -> commands.FormatValue
+		}{
+			{
+				"Workspace.Effects.Sparks", []string{"Workspace", "Effects", "Sparks"},
+				map[string]string{"Size": "NumberSequence", "Transparency": "NumberSequence", "Color": "ColorSequence", "Lifetime": "NumberRange"},
+				map[string]string{"Size": "NumberSequence(0: 0.5, 0.5: 1±0.25, 1: 0)", "Color": "ColorSequence(0: (1, 0.5, 0), 1: (1, 0, 0))", "Lifetime": "NumberRange(1, 2.5)"},
+			},
+			{
+				"Workspace.Effects", []string{"Workspace", "Effects"},
+				map[string]string{"CustomPhysicalProperties": "PhysicalProperties"},
+				map[string]string{"CustomPhysicalProperties": "PhysicalProperties(density 0.7, friction 0.3, elasticity 0.5, frictionWeight 1, elasticityWeight 1)"},
+			},
+			{
+				"StarterGui.Hud.Title", []string{"StarterGui", "Hud", "Title"},
+				map[string]string{"FontFace": "Font"},
+				map[string]string{"FontFace": "Font(SourceSansPro, Bold, Normal)"},
+			},
+			{
+				"StarterGui.Hud.Frame9", []string{"StarterGui", "Hud", "Frame9"},
+				map[string]string{"SliceCenter": "Rect"},
+				map[string]string{"SliceCenter": "Rect(8, 8, 24, 24)"},
+			},
+		} {
+			want := fixture.node(t, c.fix...)
+			props := make([]string, 0, len(c.types))
+			for p := range c.types {
+				props = append(props, p)
+			}
+			sort.Strings(props)
+			var r struct{ Instance node }
+			mustCall(t, b, id, "query", map[string]any{"path": c.path, "properties": props}, &r)
+			for _, p := range props {
+				got := r.Instance.Properties[p]
+				jsonEqual(t, c.path+"."+p, got, want.Properties[p])
+				var v map[string]any
+				_ = json.Unmarshal(got, &v)
+				if v["$type"] != c.types[p] {
+					t.Errorf("%s.%s: $type %v, want %s", c.path, p, v["$type"], c.types[p])
+				}
+				if text, ok := c.render[p]; ok {
+					if s := commands.FormatValue(v); s != text {
+						t.Errorf("%s.%s renders %q, want %q", c.path, p, s, text)
+					}
+				}
+			}
+		}
+		// the same values as exec results, built by the script
+		var r execReply
+		mustCall(t, b, id, "exec", map[string]any{"script": "local e = workspace.Effects.Sparks\nreturn e.Lifetime, NumberSequence.new(0, 1), ColorSequence.new(Color3.new(1, 0, 0)), Font.fromEnum(Enum.Font.GothamBold)"}, &r)
+		jsonEqual(t, "exec typed results", mustJSON(r.ReturnValues), []any{
+			map[string]any{"$type": "NumberRange", "value": []any{1, 2.5}},
+			map[string]any{"$type": "NumberSequence", "value": []any{[]any{0, 0, 0}, []any{1, 1, 0}}},
+			map[string]any{"$type": "ColorSequence", "value": []any{[]any{0, 1, 0, 0}, []any{1, 1, 0, 0}}},
+			map[string]any{"$type": "Font", "family": "rbxasset://fonts/families/GothamSSm.json", "weight": "Bold", "style": "Normal"},
+		})
+	})
+
 	t.Run("query errors", func(t *testing.T) {
 		r := call(t, b, id, "query", map[string]any{"path": "game.Workspace.NonExistent"})
 		perr := wantCode(t, r, protocol.CodeInstanceNotFound)
@@ -804,5 +868,113 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 	})
 	if string(e.ReturnValues[0]) != "3" {
 		t.Errorf("exec after the drop: %+v", e)
+	}
+}
+
+// TestHugePrintIsTruncated: one print far above the 1 MiB plugin frame limit
+// must not close the session: the plugin cuts the line to 64 KiB (at a UTF-8
+// boundary) in exec progress, the exec result, the log buffer and live log
+// events, flagging it truncated with its original length.
+func TestHugePrintIsTruncated(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	startStudio(t, "studio", port, "--instance", "E2E-HUGE", "--quiet")
+	b := connect(t, port)
+	s := waitSessions(t, b, "E2E-HUGE", protocol.ContextEdit)[protocol.ContextEdit]
+	id := s.SessionID
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := b.Events(ctx, id)
+	mustCall(t, b, id, "subscribe", map[string]any{"events": []string{"log"}}, nil)
+
+	// "x" then 1 Mi two-byte characters: 2 MiB + 1 byte; byte 65536 starts a
+	// character, so the cut keeps 65535 bytes.
+	const original = 1 + 2*1024*1024
+	const kept = 64*1024 - 1
+	type line struct {
+		Level     string `json:"level"`
+		Body      string `json:"body"`
+		Truncated bool   `json:"truncated"`
+		Bytes     int    `json:"bytes"`
+	}
+	checkHuge := func(what string, l line) {
+		t.Helper()
+		if l.Level != "Print" || !l.Truncated || l.Bytes != original || len(l.Body) != kept ||
+			!utf8.ValidString(l.Body) || !strings.HasPrefix(l.Body, "xéé") {
+			t.Errorf("%s: level %s truncated %v bytes %d body %d bytes (valid UTF-8 %v)", what, l.Level, l.Truncated, l.Bytes, len(l.Body), utf8.ValidString(l.Body))
+		}
+	}
+	checkAfter := func(what string, l line) {
+		t.Helper()
+		if l != (line{Level: "Print", Body: "after"}) {
+			t.Errorf("%s: %+v, want the whole line \"after\" without truncated/bytes", what, l)
+		}
+	}
+
+	res := mustCall(t, b, id, "exec", map[string]any{"script": `print("x" .. string.rep("é", 1024 * 1024)) print("after") return 1`}, nil)
+	var r struct {
+		Success bool   `json:"success"`
+		Logs    []line `json:"logs"`
+	}
+	if err := json.Unmarshal(res.payload, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Success || len(r.Logs) != 2 {
+		t.Fatalf("exec: success %v, %d log lines", r.Success, len(r.Logs))
+	}
+	checkHuge("exec logs[0]", r.Logs[0])
+	checkAfter("exec logs[1]", r.Logs[1])
+	if len(res.progress) != 2 {
+		t.Fatalf("%d progress frames, want 2", len(res.progress))
+	}
+	var p0, p1 line
+	_ = json.Unmarshal(res.progress[0], &p0)
+	_ = json.Unmarshal(res.progress[1], &p1)
+	checkHuge("progress[0]", p0)
+	checkAfter("progress[1]", p1)
+
+	// live log events
+	var live []line
+	timeout := time.After(10 * time.Second)
+	for len(live) < 2 {
+		select {
+		case ev := <-events:
+			if ev.Event != "log" {
+				continue
+			}
+			var l line
+			_ = json.Unmarshal(ev.Payload, &l)
+			if strings.HasPrefix(l.Body, "xé") || l.Body == "after" {
+				live = append(live, l)
+			}
+		case <-timeout:
+			t.Fatalf("log events: got %d of 2", len(live))
+		}
+	}
+	checkHuge("log event", live[0])
+	checkAfter("log event", live[1])
+
+	// the log buffer
+	var logs struct {
+		Entries []line `json:"entries"`
+	}
+	mustCall(t, b, id, "logs", map[string]any{"count": 2}, &logs)
+	if len(logs.Entries) != 2 {
+		t.Fatalf("logs: %d entries", len(logs.Entries))
+	}
+	checkHuge("logs[0]", logs.Entries[0])
+	checkAfter("logs[1]", logs.Entries[1])
+
+	// the session is still the same, connected one
+	again := waitSessions(t, b, "E2E-HUGE", protocol.ContextEdit)[protocol.ContextEdit]
+	if again.SessionID != id {
+		t.Errorf("session changed: %s -> %s", id, again.SessionID)
+	}
+	var after execReply
+	mustCall(t, b, id, "exec", map[string]any{"script": "return 2"}, &after)
+	if !after.Success || string(after.ReturnValues[0]) != "2" {
+		t.Errorf("exec after the huge print: %+v", after)
 	}
 }

@@ -187,6 +187,10 @@ export function validateFixture(fixture, db) {
           if (value && value.$type === 'EnumItem' && db.enumItem(value.enum, value.name) === undefined) {
             problems.push(`${at}.${prop}: unknown enum item ${value.enum}.${value.name}`)
           }
+          if (value && value.$type === 'Font') {
+            if (db.enumItem('FontWeight', value.weight) === undefined) problems.push(`${at}.${prop}: unknown font weight ${value.weight}`)
+            if (db.enumItem('FontStyle', value.style) === undefined) problems.push(`${at}.${prop}: unknown font style ${value.style}`)
+          }
         }
       }
       walk(node.children, at)

@@ -110,6 +110,9 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
         ['query', { path: 'Workspace.Missing' }],
         ['query', { path: '', listServices: true }],
         ['exec', { script: 'print("a") warn("b") return Vector3.new(), CFrame.new(), Color3.new(), UDim2.new(), BrickColor.new("Bright red"), Enum.Material.Plastic' }],
+        ['query', { path: 'Workspace.Effects', depth: 1 }],
+        ['query', { path: 'StarterGui.Hud', depth: 1 }],
+        ['exec', { script: 'return NumberRange.new(1), NumberSequence.new(1), ColorSequence.new(Color3.new()), Rect.new(), Vector3int16.new(), Vector2int16.new(), PhysicalProperties.new(1, 1, 1), Font.new("x"), Ray.new(), Region3.new(), Faces.new(), Axes.new(), DateTime.now(), Content.none, TweenInfo.new()' }],
         ['exec', { script: 'return (' }],
         ['exec', { script: 'error("x")' }],
         ['screenshot', {}],
@@ -150,6 +153,11 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
       'Enum.WebStreamClientType.WebSocket',
       'global:elapsedTime',
       'global:loadstring',
+      'datatype:NumberSequence.Keypoints',
+      'datatype:ColorSequenceKeypoint.Value',
+      'datatype:Font.Weight',
+      'datatype:DateTime.ToIsoDate',
+      'datatype:PhysicalProperties.ElasticityWeight',
     ]) {
       assert.ok(usage.used.includes(key), `expected the plugin to use ${key}`)
     }

@@ -59,3 +59,45 @@ test('a server DataModel has no loadstring unless the fixture enables it', async
   await w.shutdown()
   assert.equal(r, 'true\tfalse\tloadstring() is not available')
 })
+
+test('more data types: typeof, fields, float32, read-only fields', async () => {
+  assert.equal(
+    await ev('return typeof(NumberRange.new(1)), typeof(NumberSequence.new(1)), typeof(NumberSequenceKeypoint.new(0, 1)), typeof(ColorSequence.new(Color3.new())), typeof(ColorSequenceKeypoint.new(0, Color3.new())), typeof(Rect.new()), typeof(Vector3int16.new()), typeof(Vector2int16.new()), typeof(PhysicalProperties.new(1, 1, 1)), typeof(Font.new("x")), typeof(Ray.new()), typeof(Region3.new()), typeof(Faces.new()), typeof(Axes.new()), typeof(TweenInfo.new())'),
+    'true\tNumberRange\tNumberSequence\tNumberSequenceKeypoint\tColorSequence\tColorSequenceKeypoint\tRect\tVector3int16\tVector2int16\tPhysicalProperties\tFont\tRay\tRegion3\tFaces\tAxes\tTweenInfo',
+  )
+  assert.equal(await ev('local r = NumberRange.new(0.1, 2) return r.Min == 0.1, r.Max'), 'true\tfalse\t2')
+  assert.equal(await ev('return pcall(function() NumberRange.new(1).Min = 3 end)'), 'true\tfalse\tCommandBar:1: Min cannot be assigned to')
+  assert.equal(await ev('return pcall(function() Rect.new().Width = 3 end)'), 'true\tfalse\tCommandBar:1: Width cannot be assigned to')
+  assert.equal(await ev('local k = NumberSequence.new(1, 2).Keypoints return #k, k[1].Time, k[1].Value, k[2].Time, k[2].Value, k[2].Envelope'), 'true\t2\t0\t1\t1\t2\t0')
+  assert.equal(await ev('local s = NumberSequence.new(1) return s.Keypoints ~= s.Keypoints'), 'true\ttrue') // a new table per read
+  assert.equal(await ev('local k = ColorSequence.new(Color3.new(1, 0, 0), Color3.new(0, 0, 1)).Keypoints return k[2].Time, tostring(k[2].Value)'), 'true\t1\t0, 0, 1')
+  assert.equal(await ev('local r = Rect.new(1, 2, 4, 8) return r.Width, r.Height, tostring(r.Min)'), 'true\t3\t6\t1, 2')
+  assert.equal(await ev('local v = Vector3int16.new(1.9, -2.9, 40000) return v.X, v.Y, v.Z'), 'true\t1\t-2\t-25536')
+  assert.equal(await ev('local p = PhysicalProperties.new(0, 5, -1) return p.Density, p.Friction, p.Elasticity, p.FrictionWeight, p.ElasticityWeight'), 'true\t0.00009999999747378752\t2\t0\t1\t1')
+  assert.equal(await ev('local p = PhysicalProperties.new(Enum.Material.Plastic) return p == PhysicalProperties.new(0.7, 0.3, 0.5)'), 'true\ttrue')
+  assert.equal(await ev('local r = Ray.new(Vector3.new(0, 0, 0), Vector3.new(10, 0, 0)) return r:Distance(Vector3.new(5, 3, 0)), tostring(r:ClosestPoint(Vector3.new(-5, 1, 0))), tostring(r.Unit.Direction)'), 'true\t3\t0, 0, 0\t1, 0, 0')
+  assert.equal(await ev('local r = Region3.new(Vector3.new(0, 0, 0), Vector3.new(4, 2, 6)) return tostring(r.CFrame.Position), tostring(r.Size), tostring(r:ExpandToGrid(4).Size)'), 'true\t2, 1, 3\t4, 2, 6\t4, 4, 8')
+  assert.equal(await ev('local f = Faces.new(Enum.NormalId.Top) return f.Top, f.Bottom, tostring(f)'), 'true\ttrue\tfalse\tTop')
+  assert.equal(await ev('local a = Axes.new(Enum.NormalId.Left) return a.X, a.Left, a.Right, a.Y'), 'true\ttrue\ttrue\ttrue\tfalse')
+  assert.equal(await ev('local t = TweenInfo.new() return t.Time, t.EasingStyle, t.EasingDirection, t.RepeatCount, t.Reverses, t.DelayTime'), 'true\t1\tEnum.EasingStyle.Quad\tEnum.EasingDirection.Out\t0\tfalse\t0')
+  assert.equal(await ev('local c = Content.fromObject(workspace) return c.SourceType, c.Object == workspace, Content.none.SourceType'), 'true\tEnum.ContentSourceType.Object\ttrue\tEnum.ContentSourceType.None')
+})
+
+test('sequences check their keypoints like Roblox', async () => {
+  assert.match(await ev('return pcall(NumberSequence.new, {NumberSequenceKeypoint.new(0, 1)})'), /requires at least 2 keypoints/)
+  assert.match(await ev('return pcall(NumberSequence.new, {NumberSequenceKeypoint.new(0.5, 1), NumberSequenceKeypoint.new(1, 1)})'), /must start at time=0.0 and end at time=1.0/)
+  assert.match(await ev('return pcall(ColorSequence.new, {ColorSequenceKeypoint.new(0, Color3.new()), ColorSequenceKeypoint.new(0.6, Color3.new()), ColorSequenceKeypoint.new(0.5, Color3.new()), ColorSequenceKeypoint.new(1, Color3.new())})'), /ordered by time/)
+  assert.match(await ev('return pcall(NumberRange.new, 2, 1)'), /invalid range/)
+})
+
+test('Font fields are writable on a copy; instance properties hand out copies', async () => {
+  assert.equal(
+    await ev('local f = Font.fromEnum(Enum.Font.SourceSansBold) return f.Family, f.Weight, f.Style, f.Bold'),
+    'true\trbxasset://fonts/families/SourceSansPro.json\tEnum.FontWeight.Bold\tEnum.FontStyle.Normal\ttrue',
+  )
+  assert.equal(await ev('local f = Font.new("rbxassetid://1") f.Bold = true return f.Weight, pcall(function() f.Weight = Enum.FontStyle.Italic end)'), 'true\tEnum.FontWeight.Bold\tfalse\tCommandBar:1: invalid argument #3 to \'Weight\' (Enum.FontWeight expected, got EnumItem)')
+  assert.equal(
+    await ev('local l = Instance.new("TextLabel") l.FontFace = Font.fromName("Ubuntu") local f = l.FontFace f.Weight = Enum.FontWeight.Heavy return l.FontFace.Weight, l.FontFace == Font.fromName("Ubuntu")'),
+    'true\tEnum.FontWeight.Regular\ttrue',
+  )
+})
