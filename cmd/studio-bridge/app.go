@@ -64,13 +64,22 @@ func newApp(stdio IO, notFound *error) *cli.App {
 
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host"},
+		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host", Action: checkPort},
 		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "override the command's action timeout"},
 		&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout instead of text"},
 		&cli.BoolFlag{Name: "keep-alive", Usage: "stay on the bridge network after the command until interrupted"},
 	}
+}
+
+// checkPort refuses a port no listener can have; 0 would silently mean
+// "any port", which neither the plugin nor other processes could find.
+func checkPort(_ *cli.Context, port int) error {
+	if port < 1 || port > 65535 {
+		return usageErr{fmt.Errorf("--port / STUDIO_BRIDGE_PORT: %d is not a TCP port; use 1–65535 (the default is %d)", port, protocol.DefaultPort)}
+	}
+	return nil
 }
 
 // joinBridge puts this process on the bridge network, as host or client,

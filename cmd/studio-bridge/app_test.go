@@ -93,6 +93,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"missing positional", []string{"call"}, "call needs <action>"},
 		{"extra positional", []string{"sessions", "extra"}, `unexpected argument "extra"`},
 		{"bad payload", []string{"call", "state", "{nope"}, "payload is not valid JSON"},
+		{"port zero", []string{"sessions", "--port", "0"}, "--port / STUDIO_BRIDGE_PORT: 0 is not a TCP port; use 1–65535"},
+		{"port too large", []string{"sessions", "--port", "70000"}, "70000 is not a TCP port"},
+		{"port negative", []string{"mcp", "--port", "-5"}, "-5 is not a TCP port"},
+		{"mcp with --json", []string{"--json", "mcp"}, "--json does not apply to mcp"},
+		{"mcp with --keep-alive", []string{"mcp", "--keep-alive"}, "--keep-alive does not apply to mcp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
