@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"sort"
 	"strings"
@@ -24,7 +23,11 @@ import (
 // resolve the session, run the command, and shape the result. Infrastructure
 // failures become isError results with the spec's texts; a script error is a
 // normal result; bad input is JSON-RPC -32602.
-func handler(conn bridge.Conn, d *commands.Definition, log *slog.Logger) sdk.ToolHandler {
+func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHandler {
+	log, timeout := opts.Log, d.Timeout
+	if opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args, target, err := decodeInput(d, req.Params.Arguments)
 		if err != nil {
@@ -32,7 +35,7 @@ func handler(conn bridge.Conn, d *commands.Definition, log *slog.Logger) sdk.Too
 		}
 		output, settle := progressSink(ctx, req)
 		defer settle()
-		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: d.Timeout,
+		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
 			Stdout: discard{}, Stderr: discard{}, Output: output}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {

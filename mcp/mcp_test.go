@@ -575,3 +575,26 @@ func TestResourceListChanged(t *testing.T) {
 	p.Close()
 	expect("a session disconnecting", uri, false)
 }
+
+// TestTimeoutOption: the global --timeout reaches every tool call.
+func TestTimeoutOption(t *testing.T) {
+	w := newWorld(t)
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "slow", RetryDelays: []time.Duration{50 * time.Millisecond},
+		Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }})
+	t.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.WaitWelcome(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.client(t, Options{Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	res := call(t, cs, "studio_exec", map[string]any{"script": "while true do task.wait() end"})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("studio_exec took %s with a 300ms timeout", d)
+	}
+	tc, _ := res.Content[0].(*sdk.TextContent)
+	if !res.IsError || tc == nil || !strings.Contains(tc.Text, "timed out") {
+		t.Fatalf("want a timed-out error result, got isError=%v %+v", res.IsError, res.Content)
+	}
+}

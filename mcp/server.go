@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,9 @@ type Options struct {
 	Tools []string
 	// Log receives diagnostics; never stdout.
 	Log *slog.Logger
+	// Timeout, when positive, overrides every tool's default action
+	// timeout (the global --timeout flag).
+	Timeout time.Duration
 }
 
 // ToolName is the MCP tool name of a command.
@@ -95,7 +99,7 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 	})
 	tools := map[string]bool{}
 	for _, d := range defs {
-		s.AddTool(Tool(d), handler(conn, d, opts.Log))
+		s.AddTool(Tool(d), handler(conn, d, opts))
 		tools[ToolName(d)] = true
 	}
 	s.AddReceivingMiddleware(unknownTools(tools))

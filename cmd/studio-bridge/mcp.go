@@ -46,7 +46,13 @@ func mcpCommand(stdio IO) *cli.Command {
 			if t := c.String("tools"); t != "" {
 				tools = strings.Split(t, ",")
 			}
-			opts := mcp.Options{Version: version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log}
+			for _, name := range []string{"json", "keep-alive"} {
+				if global(c, name).IsSet(name) {
+					return usageErr{fmt.Errorf("--%s does not apply to mcp: it speaks MCP on stdout and runs until its client leaves", name)}
+				}
+			}
+			opts := mcp.Options{Version: version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
+				Timeout: global(c, "timeout").Duration("timeout")}
 			if _, err := mcp.Exposed(opts); err != nil {
 				return usageErr{err}
 			}
