@@ -88,8 +88,12 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 	h.srv = &http.Server{
 		Handler:           guard(mux),
 		ReadHeaderTimeout: 5 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug),
-		BaseContext:       func(net.Listener) context.Context { return h.ctx },
+		// /health callers are one-shot; WebSocket connections are hijacked
+		// and carry their own deadlines and heartbeats.
+		IdleTimeout:    30 * time.Second,
+		MaxHeaderBytes: 16 << 10,
+		ErrorLog:       slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug),
+		BaseContext:    func(net.Listener) context.Context { return h.ctx },
 	}
 	go func() {
 		defer close(h.served)
