@@ -1069,3 +1069,52 @@ func TestBinaryHelloRejected(t *testing.T) {
 	}
 	tb.assertServing(t)
 }
+
+// TestPluginMisbehavingMidRequest: a plugin answers a request with garbage,
+// a frame of the wrong shape or one over the size limit. The caller gets a
+// clear error (a timeout when the host cannot tell which request the frame
+// answered, a disconnect when the frame closed the session) and the host
+// keeps serving everyone else.
+func TestPluginMisbehavingMidRequest(t *testing.T) {
+	tb := newTestBed(t)
+	tests := []struct {
+		name   string
+		raw    []byte
+		want   protocol.Code
+		notice bool // the plugin is told what was wrong with its frame
+	}{
+		{"not JSON", []byte("{this is not json"), protocol.CodeTimeout, true},
+		{"binary noise", []byte{0, 1, 2, 0xff, 0xfe}, protocol.CodeTimeout, true},
+		{"unknown type", []byte(`{"type":"answer","id":"1","ok":true}`), protocol.CodeTimeout, true},
+		{"response without id", []byte(`{"type":"response","ok":true,"payload":1}`), protocol.CodeTimeout, true},
+		{"over the frame limit", fakeplugin.Oversize("1", protocol.PluginMaxFrameBytes+1), protocol.CodeSessionDisconnected, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, sid := startPlugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "bad-" + strings.ReplaceAll(tt.name, " ", "-"), NoReconnect: true,
+				Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Raw: tt.raw} }})
+			waitSessionState(t, tb.client, sid, true)
+			start := time.Now()
+			_, err := tb.client.Call(context.Background(), sid, "exec", nil, CallOptions{Timeout: 500 * time.Millisecond})
+			if protocol.CodeOf(err) != tt.want {
+				t.Fatalf("call answered by %q: want %s, got %v", tt.raw[:min(len(tt.raw), 40)], tt.want, err)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Fatalf("the caller waited %s", d)
+			}
+			if tt.notice {
+				deadline := time.Now().Add(2 * time.Second)
+				for len(p.Notices()) == 0 {
+					if time.Now().After(deadline) {
+						t.Fatal("the plugin was not told its frame was bad")
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				waitSessionState(t, tb.client, sid, true) // one bad frame does not cost the session
+			} else {
+				waitSessionState(t, tb.client, sid, false)
+			}
+			tb.assertServing(t)
+		})
+	}
+}

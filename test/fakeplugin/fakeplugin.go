@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,16 @@ type Reply struct {
 	Stall bool
 	// Drop closes the socket instead of answering (after any Progress).
 	Drop bool
+	// Raw, when set, is written as one text frame instead of a response:
+	// garbage, a frame of the wrong shape, or one over the host's limit.
+	// The request is then never answered properly.
+	Raw []byte
+}
+
+// Oversize is a response frame for request id with a payload of n bytes.
+func Oversize(id string, n int) []byte {
+	head := `{"type":"response","id":"` + id + `","ok":true,"payload":"`
+	return []byte(head + strings.Repeat("x", max(0, n-len(head)-2)) + `"}`)
 }
 
 // Handler answers one action.
@@ -374,6 +385,10 @@ func (p *Plugin) answer(ctx context.Context, c *websocket.Conn, req protocol.Req
 	}
 	if r.Drop {
 		_ = c.CloseNow()
+		return
+	}
+	if r.Raw != nil {
+		_ = p.SendRaw(r.Raw)
 		return
 	}
 	if r.Stall {
