@@ -1,0 +1,6 @@
+// Package emulator holds the Go end-to-end tests of the Studio plugin: the
+// real studio-bridge binary as host, and Studio windows run by the Node
+// emulator (bin/studio.mjs), which executes the plugin's unmodified Luau
+// source under luau-web with a mocked Roblox API. The emulator itself is the
+// Node package in this folder; see README.md.
+package emulator
