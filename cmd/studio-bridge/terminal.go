@@ -43,7 +43,9 @@ func terminalCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return usageErr{err}
 			}
-			target := bridge.Target{SessionID: c.String("session")}
+			// The terminal runs scripts, so in Play mode it attaches where
+			// exec would run one (the server), as the resolver table says.
+			target := bridge.Target{SessionID: c.String("session"), DefaultContext: commands.Exec.DefaultContext}
 			if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 				return usageErr{err}
 			}

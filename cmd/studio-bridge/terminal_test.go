@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
@@ -150,5 +151,35 @@ func TestTerminalTimeoutFlag(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Script execution timed out after 300ms.") {
 		t.Fatalf("no timeout after 300ms:\n%s", out.String())
+	}
+}
+
+// TestTerminalAttachesLikeExecInPlayMode: with a Studio window in Play mode
+// the terminal attaches to the server DataModel, where exec runs scripts by
+// default; --context picks another.
+func TestTerminalAttachesLikeExecInPlayMode(t *testing.T) {
+	port := freePort(t)
+	n, _ := strconv.Atoi(port)
+	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient} {
+		p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
+			Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+		t.Cleanup(p.Close)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "Attached to Place [server]"},
+		{[]string{"--context", "client"}, "Attached to Place [client]"},
+		{[]string{"--context", "edit"}, "Attached to Place [edit]"},
+	} {
+		var out, errb bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		args := append([]string{"studio-bridge", "--port", port, "terminal", "--wait", "10s"}, tc.args...)
+		code := Run(ctx, args, IO{In: strings.NewReader(".exit\n"), Out: &out, Err: &errb})
+		cancel()
+		if code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("terminal %v: exit %d, want %q in:\n%s%s", tc.args, code, tc.want, out.String(), errb.String())
+		}
 	}
 }
