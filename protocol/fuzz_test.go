@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -198,6 +199,122 @@ func FuzzAssembler(f *testing.F) {
 		}
 		if CodeOf(addErr) != CodePayloadTooLarge {
 			t.Fatalf("assembler with limit %d accepted %d bytes (err %v)", len(payload)-1, len(payload), addErr)
+		}
+	})
+}
+
+// FuzzAssemblerHostile drives an Assembler with what a broken or hostile
+// plugin could send: chunks with any sequence numbers and data, then a
+// response announcing any count. It must never panic or hold more than its
+// limit; out-of-order chunks, a wrong count and invalid JSON are errors with
+// frame-level codes; and whatever Finish returns is exactly the accepted
+// chunks, joined, and valid JSON.
+func FuzzAssemblerHostile(f *testing.F) {
+	f.Add([]byte("\x00{\"a\"\x01:1}"), 64, 2)
+	f.Add([]byte("\x00[1,\x00\x002]"), 8, 3)
+	f.Add([]byte("\x05xx\x00yy"), 3, 1)
+	f.Add([]byte("\x00\"é\x00🎮\""), 1, 2)
+	f.Fuzz(func(t *testing.T, script []byte, limit, announced int) {
+		limit = int(uint(limit) % 4096)
+		a := NewAssembler(limit)
+		var accepted []byte
+		next := 0
+		// The script is a list of chunks: one byte of sequence number, then
+		// data up to the next byte below 0x02.
+		for len(script) > 0 {
+			seq := int(script[0]) - 1 // 0x00 → -1, 0x01 → 0, …
+			script = script[1:]
+			end := bytes.IndexFunc(script, func(r rune) bool { return r < 2 })
+			if end < 0 {
+				end = len(script)
+			}
+			data := string(script[:end])
+			script = script[end:]
+			if seq < 0 {
+				seq = next // 0x00 means "the right one"
+			}
+			err := a.Add(Chunk{ID: "fuzz", Seq: seq, Data: data})
+			switch {
+			case seq != next:
+				if CodeOf(err) != CodeMalformedFrame {
+					t.Fatalf("chunk %d when %d was due: %v", seq, next, err)
+				}
+			case len(accepted)+len(data) > limit:
+				if CodeOf(err) != CodePayloadTooLarge {
+					t.Fatalf("%d bytes over a limit of %d accepted: %v", len(accepted)+len(data), limit, err)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("in-order chunk within the limit refused: %v", err)
+				}
+				accepted = append(accepted, data...)
+				next++
+			}
+		}
+		got, err := a.Finish(announced)
+		switch {
+		case announced != next:
+			if err == nil || CodeOf(err) != CodeMalformedFrame {
+				t.Fatalf("Finish(%d) after %d chunks: %v", announced, next, err)
+			}
+		case !json.Valid(accepted):
+			if err == nil || CodeOf(err) != CodeMalformedFrame {
+				t.Fatalf("Finish accepted invalid JSON %q: %v", accepted, err)
+			}
+		default:
+			if err != nil || !bytes.Equal(got, accepted) {
+				t.Fatalf("Finish = %q, %v; want %q", got, err, accepted)
+			}
+		}
+	})
+}
+
+// FuzzValidateHello runs the hello checks on whatever Decode makes of
+// arbitrary bytes, as the host does with a plugin's or client's first frame.
+// They must never panic; a refusal carries a reject code and a short
+// message; an accepted hello names a supported version and a known context.
+func FuzzValidateHello(f *testing.F) {
+	for _, m := range samples {
+		if m.Type() == TypeHello || m.Type() == TypeClientHello {
+			data, _ := Encode(m)
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"type":"hello","protocolVersions":[1],"instanceId":"a","context":"server","state":"Nope"}`))
+	f.Add([]byte(`{"type":"client-hello","protocolVersions":[0,1,2]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Decode(data)
+		if err != nil {
+			return
+		}
+		var v int
+		var perr *Error
+		switch h := m.(type) {
+		case Hello:
+			if v, perr = ValidateHello(h); perr == nil {
+				if h.Context != ContextEdit && h.Context != ContextServer && h.Context != ContextClient {
+					t.Fatalf("accepted context %q", h.Context)
+				}
+				if !validInstanceID(h.InstanceID) {
+					t.Fatalf("accepted instanceId %q", h.InstanceID)
+				}
+			}
+		case ClientHello:
+			v, perr = ValidateClientHello(h)
+		default:
+			return
+		}
+		if perr != nil {
+			if perr.Code != CodeUnsupportedProtocol && perr.Code != CodeInvalidHello {
+				t.Fatalf("hello refused with code %s", perr.Code)
+			}
+			if perr.Message == "" || len(perr.Message) > 1024 {
+				t.Fatalf("refusal message of %d bytes", len(perr.Message))
+			}
+			return
+		}
+		if !slices.Contains(SupportedVersions, v) {
+			t.Fatalf("negotiated version %d, supported %v", v, SupportedVersions)
 		}
 	})
 }
