@@ -82,27 +82,39 @@ func (h *hub) reset(snapshot []protocol.SessionInfo) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	next := make(map[string]protocol.SessionInfo, len(snapshot))
+	// Events are built only for watchers: a one-shot process joining a
+	// host with a thousand sessions has none, and would pay for a thousand.
 	var events []SessionEvent
+	changed := false
+	note := func(kind string, s protocol.SessionInfo) {
+		changed = true
+		if len(h.watchers) > 0 {
+			events = append(events, SessionEvent{Kind: kind, Session: s})
+		}
+	}
 	for _, s := range snapshot {
 		next[s.SessionID] = s
 		old, ok := h.sessions[s.SessionID]
 		switch {
 		case !ok:
-			events = append(events, SessionEvent{Kind: protocol.SessionConnected, Session: s})
+			note(protocol.SessionConnected, s)
 		case !sameSession(old, s):
-			events = append(events, SessionEvent{Kind: protocol.SessionUpdated, Session: s})
+			note(protocol.SessionUpdated, s)
 		}
 	}
 	for id, s := range h.sessions {
 		if _, ok := next[id]; !ok {
-			events = append(events, SessionEvent{Kind: protocol.SessionDisconnected, Session: s})
+			note(protocol.SessionDisconnected, s)
 		}
 	}
 	h.sessions = next
-	if len(events) == 0 {
+	if !changed {
 		return
 	}
 	h.sorted, h.encoded = nil, nil
+	if len(snapshot) > 0 && len(next) == len(snapshot) && sessionsSorted(snapshot) {
+		h.sorted = snapshot // a host's list arrives in display order; never modified
+	}
 	close(h.changed)
 	h.changed = make(chan struct{})
 	for w := range h.watchers {

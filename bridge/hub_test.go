@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,5 +54,27 @@ func TestHubResetReportsReconnectedSessions(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 		})
+	}
+}
+
+// TestHubResetTakesAHostsListAsIs: a joining client's hub keeps the host's
+// list (already in display order) instead of copying and sorting it again,
+// and still sorts one that is not in order.
+func TestHubResetTakesAHostsListAsIs(t *testing.T) {
+	s := func(inst string, c protocol.Context) protocol.SessionInfo {
+		return protocol.SessionInfo{SessionID: inst + string(c), InstanceID: inst, Context: c}
+	}
+	sorted := []protocol.SessionInfo{s("A", protocol.ContextEdit), s("A", protocol.ContextServer), s("B", protocol.ContextEdit)}
+	h := newHub(slog.New(slog.DiscardHandler))
+	h.reset(sorted)
+	got, _ := h.snapshot()
+	if &got[0] != &sorted[0] {
+		t.Fatal("a sorted host list was copied")
+	}
+	shuffled := []protocol.SessionInfo{s("C", protocol.ContextEdit), s("B", protocol.ContextEdit), s("A", protocol.ContextServer), s("A", protocol.ContextEdit)}
+	h.reset(shuffled)
+	got, _ = h.snapshot()
+	if want := append(sorted, s("C", protocol.ContextEdit)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
 	}
 }

@@ -163,23 +163,36 @@ func GroupByInstance(sessions []protocol.SessionInfo) []Instance {
 // edit, server, client (the order GroupByInstance gives). It sorts indices
 // and moves each session once: sessions are large structs.
 func SortSessions(sessions []protocol.SessionInfo) []protocol.SessionInfo {
+	if sessionsSorted(sessions) { // a host's list arrives sorted
+		return sessions
+	}
 	idx := make([]int, len(sessions))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := &sessions[idx[i]], &sessions[idx[j]]
-		if a.InstanceID != b.InstanceID {
-			return a.InstanceID < b.InstanceID
-		}
-		return contextRank(a.Context) < contextRank(b.Context)
-	})
+	sort.SliceStable(idx, func(i, j int) bool { return sessionLess(&sessions[idx[i]], &sessions[idx[j]]) })
 	out := make([]protocol.SessionInfo, len(sessions))
 	for i, k := range idx {
 		out[i] = sessions[k]
 	}
 	copy(sessions, out)
 	return sessions
+}
+
+func sessionLess(a, b *protocol.SessionInfo) bool {
+	if a.InstanceID != b.InstanceID {
+		return a.InstanceID < b.InstanceID
+	}
+	return contextRank(a.Context) < contextRank(b.Context)
+}
+
+func sessionsSorted(sessions []protocol.SessionInfo) bool {
+	for i := 1; i < len(sessions); i++ {
+		if sessionLess(&sessions[i], &sessions[i-1]) {
+			return false
+		}
+	}
+	return true
 }
 
 func contextRank(c protocol.Context) int {
