@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,7 +53,7 @@ func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heart
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
 	}
-	_, data, err := c.Read(dctx)
+	data, err := readWelcome(dctx, c)
 	if err != nil {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("join bridge host at %s: no welcome: %w", addr, err)
@@ -92,6 +93,31 @@ func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heart
 	}
 	go l.serve()
 	return l, nil
+}
+
+// readWelcome reads the host's first frame, which lists every session
+// (300 KB for a thousand). It reads into one generous buffer rather than
+// io.ReadAll's growing ones: in a one-shot process each fresh page costs a
+// fault, and pages never written are never touched.
+func readWelcome(ctx context.Context, c *websocket.Conn) ([]byte, error) {
+	_, r, err := c.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, 1<<20)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 var errDraining = errors.New("bridge host is handing over")

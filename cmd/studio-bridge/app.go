@@ -274,9 +274,16 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 		if res.Data == nil {
 			return nil
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(res.Data)
+		// One generous buffer rather than append's many regrowths: in a
+		// one-shot process every fresh page costs a fault, and a big
+		// document (sessions of a thousand Studio windows) regrew through
+		// five times its size. Pages never written are never touched.
+		out, err := json.Append(make([]byte, 0, 1<<20), res.Data, json.SortMapKeys)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(out, '\n'))
+		return err
 	}
 	_, err := io.WriteString(w, res.People())
 	return err
