@@ -33,10 +33,10 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
 		}
-		output, settle := progressSink(ctx, req)
+		output, status, settle := progressSink(ctx, req)
 		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
-			Stdout: discard{}, Stderr: discard{}, Output: output}
+			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				return errorResult(err, target), nil
@@ -227,24 +227,33 @@ func errorText(err error, t bridge.Target) string {
 // most agents run) handles notifications a microtask after it reads them but
 // responses at once, so a result read in the same chunk as the final
 // notifications would orphan them.
-func progressSink(ctx context.Context, req *sdk.CallToolRequest) (output func(commands.Line), settle func()) {
+func progressSink(ctx context.Context, req *sdk.CallToolRequest) (output func(commands.Line), status func(string), settle func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return nil, func() {}
+		return nil, nil, func() {}
 	}
 	var mu sync.Mutex
 	n := 0
 	var last time.Time
-	output = func(l commands.Line) {
+	notify := func(message string) {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
 		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 			ProgressToken: token,
 			Progress:      float64(n),
-			Message:       strings.TrimSuffix(commands.RenderLine(l), "\n"),
+			Message:       message,
 		})
 		last = time.Now()
+	}
+	output = func(l commands.Line) { notify(strings.TrimSuffix(commands.RenderLine(l), "\n")) }
+	// Status lines ("capturing the Studio viewport…") are what a terminal
+	// shows while a command waits; an agent that asked for progress sees
+	// them the same way.
+	status = func(s string) {
+		if s != "" {
+			notify(s)
+		}
 	}
 	settle = func() {
 		mu.Lock()
@@ -254,7 +263,7 @@ func progressSink(ctx context.Context, req *sdk.CallToolRequest) (output func(co
 			time.Sleep(wait)
 		}
 	}
-	return output, settle
+	return output, status, settle
 }
 
 // progressSettle is how long a result waits after the last progress

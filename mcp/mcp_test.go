@@ -253,6 +253,22 @@ func TestProgressNotifications(t *testing.T) {
 			t.Fatalf("no progress %q", want)
 		}
 	}
+
+	// A command's status line (what a terminal shows while it waits)
+	// reaches an agent that asked for progress.
+	params = &sdk.CallToolParams{Name: "studio_screenshot", Arguments: map[string]any{}}
+	params.SetProgressToken("p2")
+	if _, err := cs.CallTool(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if m != "capturing the Studio viewport…" {
+			t.Fatalf("screenshot progress %q", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no progress while capturing")
+	}
 }
 
 func TestErrorMapping(t *testing.T) {
