@@ -76,6 +76,11 @@ type Bridge struct {
 	mu    sync.Mutex
 	cur   backend
 	ready chan struct{} // closed while cur is usable
+	// returning are the sessions listed when the last host was lost. A new
+	// host's resolution grace ends as soon as all of them are back, not
+	// after ResolveGrace: they reconnect within a second, while the grace
+	// allows for plugins still on their 2 s search poll.
+	returning []string
 }
 
 var _ Conn = (*Bridge)(nil)
@@ -191,8 +196,10 @@ func (b *Bridge) supervise(be backend) {
 				return
 			case <-be.lostCh():
 			}
+			returning := b.hub.ids()
 			b.mu.Lock()
 			b.cur, b.ready = nil, make(chan struct{})
+			b.returning = returning
 			b.mu.Unlock()
 			b.log.Info("lost the bridge host; taking over or rejoining", "addr", b.Addr())
 		}
@@ -346,29 +353,38 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 // Sessions implements Conn. A host younger than ResolveGrace first waits out
 // the grace: plugins that were already running poll for a host every 2 s, so
 // until then the list may lack a Studio window, and acting on a partial list
-// could send a command to the wrong one.
+// could send a command to the wrong one. After a failover the wait ends as
+// soon as every session the lost host had is back.
 func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 	for {
 		be, err := b.backend(ctx)
 		if err != nil {
 			return nil, err
 		}
+		s, changed := b.hub.snapshot()
 		wait := time.Until(be.hostStartedAt().Add(b.opts.Grace))
-		if wait <= 0 {
-			s, _ := b.hub.snapshot()
+		if wait <= 0 || b.allReturned() {
 			return s, nil
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-be.lostCh():
-			timer.Stop()
 		case <-timer.C:
+		case <-changed:
 		case <-ctx.Done():
 			timer.Stop()
-			s, _ := b.hub.snapshot()
 			return s, nil
 		}
+		timer.Stop()
 	}
+}
+
+// allReturned reports whether every session of the lost host is back.
+func (b *Bridge) allReturned() bool {
+	b.mu.Lock()
+	returning := b.returning
+	b.mu.Unlock()
+	return len(returning) > 0 && b.hub.hasAll(returning)
 }
 
 // WatchSessions implements Conn.

@@ -510,3 +510,37 @@ func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
 		t.Fatalf("an unknown session is still unknown after the grace: %v", err)
 	}
 }
+
+// TestGraceEndsWhenTheLostHostsSessionsReturn: after a failover the new
+// host's resolution grace ends as soon as every session the old host had
+// is back, rather than after the full grace.
+func TestGraceEndsWhenTheLostHostsSessionsReturn(t *testing.T) {
+	port := freePort(t)
+	host := connect(t, port)
+	c := connectWith(t, port, Options{Grace: 10 * time.Second})
+	startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "B"})
+	waitSessions(t, host, 2)
+	for len(c.hub.ids()) != 2 { // c's mirror; its own Sessions would wait out its grace
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	killed := time.Now()
+	host.Kill()
+	for c.Role() == RoleClient || c.Role() == RoleNone { // c is the only one left: it takes over
+		if time.Since(killed) > 5*time.Second {
+			t.Fatalf("no takeover: role %s", c.Role())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s, err := c.Sessions(context.Background())
+	if err != nil || len(s) != 2 {
+		t.Fatalf("after the takeover: %d sessions, %v", len(s), err)
+	}
+	if d := time.Since(killed); d > 3*time.Second {
+		t.Fatalf("Sessions answered %s after the kill; the 10 s grace was not cut short", d)
+	}
+	if _, err := c.Resolve(context.Background(), Target{}); err == nil || !strings.Contains(err.Error(), "Multiple Studio instances") {
+		t.Fatalf("resolve over both windows: %v", err)
+	}
+}

@@ -142,6 +142,29 @@ func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 	return h.sortedLocked(), h.changed
 }
 
+// ids lists the sessions' ids.
+func (h *hub) ids() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.sessions))
+	for id := range h.sessions {
+		out = append(out, id)
+	}
+	return out
+}
+
+// hasAll reports whether every session in ids is listed.
+func (h *hub) hasAll(ids []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := h.sessions[id]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // changedCh is closed at the next change of the session list.
 func (h *hub) changedCh() <-chan struct{} {
 	h.mu.Lock()
