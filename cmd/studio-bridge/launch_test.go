@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,9 +39,18 @@ func TestInstallAndUninstallPlugin(t *testing.T) {
 
 func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	port := freePort(t)
-	studio := filepath.Join(t.TempDir(), "fakestudio")
-	if out, err := exec.Command("go", "build", "-o", studio, "github.com/studio-bridge/studio-bridge/test/fakeplugin/fakestudio").CombinedOutput(); err != nil {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fakestudio")
+	if out, err := exec.Command("go", "build", "-o", fake, "github.com/studio-bridge/studio-bridge/test/fakeplugin/fakestudio").CombinedOutput(); err != nil {
 		t.Fatalf("build fakestudio: %v\n%s", err, out)
+	}
+	// launch starts this wrapper as it would start Studio; the wrapper notes
+	// its pid (which exec keeps) so that cleanup stops exactly that process
+	pidFile := filepath.Join(dir, "studio.pid")
+	studio := filepath.Join(dir, "RobloxStudio")
+	script := fmt.Sprintf("#!/bin/sh\necho $$ > %q\nexec %q \"$@\"\n", pidFile, fake)
+	if err := os.WriteFile(studio, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	place := filepath.Join(t.TempDir(), "Obby.rbxl")
 	if err := os.WriteFile(place, []byte("place"), 0o644); err != nil {
@@ -46,8 +58,9 @@ func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	}
 	t.Setenv("STUDIO_BRIDGE_PORT", port)
 	t.Cleanup(func() { // the launched Studio outlives the command, as a real one does
-		_ = exec.Command("pkill", "-f", studio).Run()
-		time.Sleep(100 * time.Millisecond)
+		if killStarted(pidFile) {
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	out, errOut, code := run(t, "launch", place, "--studio-path", studio, "--wait", "20s")
 	if code != 0 || !strings.Contains(out, "Studio is up: Obby [edit]") {
@@ -58,4 +71,25 @@ func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, "--studio-path") {
 		t.Fatalf("missing studio: exit %d %s", code, errOut)
 	}
+}
+
+// killStarted stops the process whose pid the fake Studio wrapper wrote to
+// pidFile (the wrapper execs the fake Studio, so that is the fake Studio
+// itself) — never anything matched by name. It reports whether there was a
+// process to stop.
+func killStarted(pidFile string) bool {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	_ = p.Signal(syscall.SIGTERM)
+	return true
 }

@@ -95,9 +95,13 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 func TestLaunchStartsStudio(t *testing.T) {
 	requireSetup(t)
 	port := freePort(t)
-	script := filepath.Join(t.TempDir(), "RobloxStudio")
-	body := fmt.Sprintf("#!/bin/sh\nexec %q %q --port \"$STUDIO_BRIDGE_PORT\" --place \"$(basename \"$1\" .rbxl)\" --quiet\n",
-		nodePath, filepath.Join(emulatorD, "bin", "studio.mjs"))
+	dir := t.TempDir()
+	script := filepath.Join(dir, "RobloxStudio")
+	// the script notes its pid, which exec hands to the emulator, so that
+	// cleanup stops exactly the process this test started
+	pidFile := filepath.Join(dir, "studio.pid")
+	body := fmt.Sprintf("#!/bin/sh\necho $$ > %q\nexec %q %q --port \"$STUDIO_BRIDGE_PORT\" --place \"$(basename \"$1\" .rbxl)\" --quiet\n",
+		pidFile, nodePath, filepath.Join(emulatorD, "bin", "studio.mjs"))
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,7 @@ func TestLaunchStartsStudio(t *testing.T) {
 	if err := os.WriteFile(place, []byte("<roblox/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "--", "--place Obby").Run() })
+	t.Cleanup(func() { stopPidFile(t, pidFile) })
 
 	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
 	cmd.Env = append(childEnv(), "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
@@ -115,5 +119,40 @@ func TestLaunchStartsStudio(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "Studio is up: Obby [edit]") {
 		t.Fatalf("launch printed:\n%s", out)
+	}
+}
+
+// stopPidFile stops the process whose pid is in pidFile (SIGTERM, as closing
+// Studio; SIGKILL if it is still there after 5 s) and waits for it to go.
+func stopPidFile(t *testing.T, pidFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return // never started
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		t.Errorf("pid file %s: %q", pidFile, data)
+		return
+	}
+	alive := func() bool {
+		// not our child, so it cannot be waited for: look at it instead
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err == nil {
+			rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+			return !strings.HasPrefix(strings.TrimSpace(rest), "Z") // a zombie has exited
+		}
+		if _, perr := os.Stat("/proc/self"); perr == nil {
+			return false // /proc works and the process is gone
+		}
+		return syscall.Kill(pid, 0) == nil // no /proc (macOS)
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(5 * time.Second)
+	for alive() && time.Now().Before(deadline) {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if alive() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }

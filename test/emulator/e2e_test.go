@@ -18,6 +18,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -462,6 +465,92 @@ func checkScreenshot(t *testing.T, r callResult) {
 	}
 }
 
+// emulatorPixel is pixel (x, y) of the emulator's deterministic screenshot
+// (test/emulator/README.md, "The screenshot").
+func emulatorPixel(x, y, w, h int) color.NRGBA {
+	return color.NRGBA{R: uint8(x * 255 / (w - 1)), G: uint8(y * 255 / (h - 1)), B: uint8((x ^ y) & 255), A: 255}
+}
+
+// cli runs the studio-bridge binary as a user would, against the host on port.
+func cli(t *testing.T, port int, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(childEnv(), "STUDIO_BRIDGE_PORT="+strconv.Itoa(port), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	default:
+		t.Fatalf("studio-bridge %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// checkPNGScreenshot takes a screenshot with `studio-bridge screenshot` (the
+// host's PNG, end to end) and decodes it with image/png: its size and its
+// pixels must be the emulator's image.
+func checkPNGScreenshot(t *testing.T, port int, extra ...string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "shot.png")
+	out, errOut, code := cli(t, port, append([]string{"screenshot", "-o", file, "--json"}, extra...)...)
+	if code != 0 {
+		t.Fatalf("screenshot exited %d:\n%s\n%s", code, out, errOut)
+	}
+	var data struct {
+		Path          string
+		Width, Height int
+		Bytes         int
+	}
+	if err := json.Unmarshal([]byte(out), &data); err != nil {
+		t.Fatalf("screenshot --json: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != data.Bytes || data.Path != file {
+		t.Errorf("screenshot reported %+v; the file has %d bytes", data, len(raw))
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || format != "png" {
+		t.Fatalf("the file is not a PNG: %v (%s)", err, format)
+	}
+	w, h := fixture.Screenshot.Width, fixture.Screenshot.Height
+	if cfg.Width != w || cfg.Height != h || data.Width != w || data.Height != h {
+		t.Fatalf("PNG %dx%d (reported %dx%d), want %dx%d", cfg.Width, cfg.Height, data.Width, data.Height, w, h)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("decode PNG: %v", err)
+	}
+	if b := img.Bounds(); b != image.Rect(0, 0, w, h) {
+		t.Fatalf("PNG bounds %v", b)
+	}
+	// a few named pixels first (readable failures), then all of them
+	for _, p := range [][2]int{{0, 0}, {w - 1, 0}, {0, h - 1}, {w - 1, h - 1}, {100, 50}, {w / 2, h / 2}, {37, 151}} {
+		got := color.NRGBAModel.Convert(img.At(p[0], p[1])).(color.NRGBA)
+		if want := emulatorPixel(p[0], p[1], w, h); got != want {
+			t.Errorf("PNG pixel (%d,%d) = %v, want %v", p[0], p[1], got, want)
+		}
+	}
+	bad := 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA) != emulatorPixel(x, y, w, h) {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d PNG pixels differ from the emulator's image", bad, w*h)
+	}
+}
+
 // ---------------------------------------------------------------------------
 // tests
 
@@ -710,6 +799,10 @@ func TestEditWindowEveryAction(t *testing.T) {
 	t.Run("screenshot", func(t *testing.T) {
 		checkScreenshot(t, mustCall(t, b, id, "screenshot", map[string]any{}, nil))
 	})
+
+	t.Run("screenshot PNG from the host", func(t *testing.T) {
+		checkPNGScreenshot(t, port)
+	})
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -737,6 +830,12 @@ func TestPlayWindowEveryContext(t *testing.T) {
 		t.Errorf("resolve a mutating command in Play: %+v %v", got, err)
 	}
 
+	// Output lines of every level, in every DataModel of the window.
+	outputLines := []logLine{{"Print", "p2e one"}, {"Warning", "p2e two"}, {"Error", "p2e three"}, {"Info", "p2e four"}, {"Print", "p2e five"}}
+	for _, l := range outputLines {
+		studio.send(t, map[string]string{"Print": "print", "Warning": "warn", "Error": "error", "Info": "info"}[l.Level]+" "+l.Body)
+	}
+
 	for _, c := range protocol.Contexts {
 		c, id := c, all[c].SessionID
 		t.Run(string(c), func(t *testing.T) {
@@ -744,6 +843,64 @@ func TestPlayWindowEveryContext(t *testing.T) {
 			mustCall(t, b, id, "state", nil, &st)
 			if st.State != "Play" {
 				t.Errorf("state %+v", st)
+			}
+
+			// logs: in print order, with their levels and increasing seq
+			linesWith := func(prefix string) ([]logLine, []int64) {
+				var logs logsReply
+				mustCall(t, b, id, "logs", map[string]any{"count": 500}, &logs)
+				var got []logLine
+				var seqs []int64
+				for _, e := range logs.Entries {
+					if strings.HasPrefix(e.Body, prefix) {
+						got = append(got, logLine{e.Level, e.Body})
+						seqs = append(seqs, e.Seq)
+					}
+				}
+				return got, seqs
+			}
+			var got []logLine
+			var seqs []int64
+			waitFor(t, 10*time.Second, "the output lines in "+string(c), func() bool {
+				got, seqs = linesWith("p2e ")
+				return len(got) >= len(outputLines)
+			})
+			if !reflect.DeepEqual(got, outputLines) {
+				t.Errorf("logs in %s:\n got  %v\n want %v", c, got, outputLines)
+			}
+			for i := 1; i < len(seqs); i++ {
+				if seqs[i] <= seqs[i-1] {
+					t.Errorf("logs in %s: seq %v not increasing", c, seqs)
+				}
+			}
+
+			// exec: print and warn interleaved stream as progress, in order,
+			// all before the result; the same lines reach logs in order
+			tag := "x-" + string(c)
+			res := mustCall(t, b, id, "exec", map[string]any{"script": fmt.Sprintf(
+				"print(%[1]q .. \" 1\")\nwarn(%[1]q .. \" 2\")\ntask.wait(0.02)\nprint(%[1]q .. \" 3\")\nwarn(%[1]q .. \" 4\")\ntask.wait()\nwarn(%[1]q .. \" 5\", 5)\nprint(%[1]q .. \" 6\")\nreturn \"done\"", tag)}, nil)
+			wantExec := []logLine{{"Print", tag + " 1"}, {"Warning", tag + " 2"}, {"Print", tag + " 3"}, {"Warning", tag + " 4"}, {"Warning", tag + " 5 5"}, {"Print", tag + " 6"}}
+			var streamed []logLine
+			for _, p := range res.progress { // collected before Call returned the result
+				var l logLine
+				if err := json.Unmarshal(p, &l); err != nil {
+					t.Fatalf("progress %s: %v", p, err)
+				}
+				streamed = append(streamed, l)
+			}
+			var er execReply
+			if err := json.Unmarshal(res.payload, &er); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(streamed, wantExec) || !reflect.DeepEqual(er.Logs, wantExec) || !er.Success || string(mustJSON(er.ReturnValues)) != `["done"]` {
+				t.Errorf("exec in %s:\n streamed %v\n logs     %v\n result   %s", c, streamed, er.Logs, res.payload)
+			}
+			waitFor(t, 5*time.Second, "the exec's lines in logs of "+string(c), func() bool {
+				got, _ = linesWith(tag + " ")
+				return len(got) >= len(wantExec)
+			})
+			if !reflect.DeepEqual(got, wantExec) {
+				t.Errorf("logs of the exec in %s:\n got  %v\n want %v", c, got, wantExec)
 			}
 			var r execReply
 			mustCall(t, b, id, "exec", map[string]any{"script": "local rs = game:GetService(\"RunService\")\nprint(\"in\", rs:IsServer(), rs:IsClient())\nreturn rs:IsEdit()"}, &r)
@@ -764,11 +921,24 @@ func TestPlayWindowEveryContext(t *testing.T) {
 			}
 			shot := call(t, b, id, "screenshot", map[string]any{})
 			if c == protocol.ContextServer {
-				wantCode(t, shot, protocol.CodeScreenshotFailed)
+				perr := wantCode(t, shot, protocol.CodeScreenshotFailed)
+				if !strings.HasPrefix(perr.Message, "Screenshot capture failed: the server DataModel has no viewport") {
+					t.Errorf("server screenshot message %q", perr.Message)
+				}
+				// through the CLI: a failure exit, the plugin's message, no file
+				file := filepath.Join(t.TempDir(), "server.png")
+				out, errOut, code := cli(t, port, "screenshot", "--context", "server", "-o", file)
+				if code != 1 || !strings.Contains(errOut, "server DataModel has no viewport") {
+					t.Errorf("screenshot --context server: exit %d\n%s\n%s", code, out, errOut)
+				}
+				if _, err := os.Stat(file); !os.IsNotExist(err) {
+					t.Errorf("a failed screenshot left %s (%v)", file, err)
+				}
 			} else if shot.err != nil {
 				t.Errorf("screenshot in %s: %v", c, shot.err)
 			} else {
 				checkScreenshot(t, shot)
+				checkPNGScreenshot(t, port, "--context", string(c))
 			}
 		})
 	}

@@ -37,6 +37,8 @@ export class DataModel {
     this.sockets = new Map()
     this.nextSocketId = 1
     this.nextHttpId = 1
+    // what the DataModel's HttpService did (tests observe reconnection pace)
+    this.netAttempts = { http: 0, ws: 0 }
     this.startedAt = performance.now()
     this.busy = Promise.resolve()
   }
@@ -184,6 +186,7 @@ export class DataModel {
 
   wsOpen(url) {
     const id = this.nextSocketId++
+    this.netAttempts.ws += 1
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10000 })
     const entry = { ws, errored: false }
     this.sockets.set(id, entry)
@@ -235,6 +238,7 @@ export class DataModel {
 
   httpRequest(method, url, headersJson, body) {
     const id = this.nextHttpId++
+    this.netAttempts.http += 1
     let headers = {}
     try {
       headers = JSON.parse(headersJson || '{}')

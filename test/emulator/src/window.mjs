@@ -36,6 +36,7 @@ export class Window {
     this.out = options.out || ((line) => process.stdout.write(line + '\n'))
     this.err = options.err || ((line) => process.stderr.write(line + '\n'))
     this.outputListeners = []
+    this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     validateFixture(this.fixture, this.classDb)
@@ -70,6 +71,7 @@ export class Window {
 
   onUi(context, kind, id, state) {
     this.log(`[${context}] ${kind} ${id} is ${state}`)
+    for (const l of this.uiListeners) l(context, kind, id, state)
   }
 
   setSetting(key, json) {

@@ -244,6 +244,53 @@ describe('edit window against a protocol-level host', () => {
     assert.equal(session.events.length, before)
   })
 
+  test('subscribe/unsubscribe bookkeeping is per subscription, whatever includeInternal says', async () => {
+    const dm = window.models.get('edit')
+    const logBodies = () => session.events.filter((e) => e.event === 'log').map((e) => e.payload.body)
+    // emits one internal and one plain line; returns what arrived as events
+    const probe = async (tag) => {
+      await dm.command('print', `[StudioBridge] internal-${tag}`)
+      await dm.command('print', `plain-${tag}`)
+      await new Promise((r) => setTimeout(r, 100))
+      return logBodies().filter((b) => b.endsWith(`-${tag}`))
+    }
+    // subscribed with includeInternal, unsubscribed without it: nothing left
+    let r = await host.call(session, 'subscribe', { events: ['log'], includeInternal: true })
+    assert.deepEqual(r.payload, { events: ['log', 'state'] })
+    assert.deepEqual(await probe('a'), ['[StudioBridge] internal-a', 'plain-a'])
+    r = await host.call(session, 'unsubscribe', { events: ['log'] })
+    assert.deepEqual(r.payload, { events: ['state'] })
+    assert.deepEqual(await probe('b'), [])
+    // a plain subscription afterwards must not inherit internal lines
+    await host.call(session, 'subscribe', { events: ['log'] })
+    assert.deepEqual(await probe('c'), ['plain-c'])
+    // the reverse: subscribed without, unsubscribed with includeInternal
+    r = await host.call(session, 'unsubscribe', { events: ['log'], includeInternal: true })
+    assert.deepEqual(r.payload, { events: ['state'] })
+    assert.deepEqual(await probe('d'), [])
+    await host.call(session, 'subscribe', { events: ['log'], includeInternal: true })
+    assert.deepEqual(await probe('e'), ['[StudioBridge] internal-e', 'plain-e'])
+    // two followers: the unsubscribe that names includeInternal ends that one
+    await host.call(session, 'subscribe', { events: ['log'] })
+    r = await host.call(session, 'unsubscribe', { events: ['log'], includeInternal: true })
+    assert.deepEqual(r.payload, { events: ['log', 'state'] })
+    assert.deepEqual(await probe('f'), ['plain-f'])
+    r = await host.call(session, 'unsubscribe', { events: ['log'] })
+    assert.deepEqual(r.payload, { events: ['state'] })
+    // more unsubscribes than subscribes: nothing goes negative
+    r = await host.call(session, 'unsubscribe', { events: ['log'], includeInternal: true })
+    assert.deepEqual(r.payload, { events: ['state'] })
+    await host.call(session, 'subscribe', { events: ['log'] })
+    assert.deepEqual(await probe('g'), ['plain-g'])
+    r = await host.call(session, 'unsubscribe', {})
+    assert.deepEqual(r.payload, { events: ['state'] })
+    assert.deepEqual(await probe('h'), [])
+    // "state" alone touches no log subscription
+    r = await host.call(session, 'subscribe', { events: ['state'], includeInternal: true })
+    assert.deepEqual(r.payload, { events: ['state'] })
+    assert.deepEqual(await probe('i'), [])
+  })
+
   test('screenshot: chunked RGBA with the deterministic pattern', async () => {
     const r = await host.call(session, 'screenshot')
     assert.equal(r.ok, true)
@@ -305,10 +352,19 @@ describe('the settings panel', () => {
     assert.equal(await dm.command('click', 'StudioBridgeSettings'), true)
     assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1))
 
-    assert.equal(await dm.command('type', 'StudioBridgeSettings.Port 99999'), true)
-    await until(async () => String(await dm.command('widget', 'StudioBridgeSettings.Status')).includes('1 to 65535'))
-    assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1))
+    // out of range and non-integers are refused with a clear message; the
+    // port in use stays (in the box, in the setting, on the wire)
+    for (const bad of ['99999', '65536', '0', '-1', '41000.5', '4.1e4', '0x10', 'abc', '']) {
+      assert.equal(await dm.command('type', `StudioBridgeSettings.Port ${bad}`), true)
+      const status = String(await dm.command('widget', 'StudioBridgeSettings.Status'))
+      assert.equal(status, `The port must be a whole number from 1 to 65535. Keeping port ${port1}.`, `input ${JSON.stringify(bad)}`)
+      assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1), `input ${JSON.stringify(bad)}`)
+      assert.equal(window.settings.get('Port'), String(port1), `input ${JSON.stringify(bad)}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
     assert.equal(s1.closed, false)
+    assert.equal(first.hellos.length, 1, 'a refused port does not reconnect')
+    assert.equal(second.hellos.length, 0)
 
     const moved = second.waitSession()
     await dm.command('type', `StudioBridgeSettings.Port ${port2}`)
@@ -328,11 +384,12 @@ describe('the settings panel', () => {
 describe('Play mode: three DataModels, one window', () => {
   let host
   let window
+  let output
 
   before(async () => {
     host = new MiniHost()
     const port = await host.listen()
-    ;({ window } = newWindow(port, { instance: 'WIN-PLAY' }))
+    ;({ window, output } = newWindow(port, { instance: 'WIN-PLAY' }))
     await window.start(['edit', 'server', 'client'])
     await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
   })
@@ -365,6 +422,79 @@ describe('Play mode: three DataModels, one window', () => {
       const bad = await host.call(s, 'exec', { script: 'local a = 1\nreturn a.b.c' })
       assert.equal(bad.payload.success, false)
       assert.match(bad.payload.error, /^Script:2: attempt to index/, c)
+    }
+  })
+
+  test('exec through a ModuleScript: compile and runtime errors are results, as with loadstring', async () => {
+    const edit = await host.sessionFor('edit') // loadstring
+    for (const c of ['server', 'client']) {
+      const s = await host.sessionFor(c)
+      // the fallback really is in use: loadstring is not available here
+      const probe = await host.call(s, 'exec', { script: 'return (pcall(loadstring, "return 1"))' })
+      assert.deepEqual(probe.payload.returnValues, [false], c)
+      for (const [script, chunkName] of [
+        ['local = 1', undefined],
+        ['print("fine")\nreturn (', undefined],
+        ['local x = 1 +', 'MyChunk'],
+      ]) {
+        const payload = chunkName ? { script, chunkName } : { script }
+        const viaModule = await host.call(s, 'exec', payload)
+        const viaLoadstring = await host.call(edit, 'exec', payload)
+        assert.equal(viaModule.ok, true, c)
+        assert.equal(viaModule.payload.success, false, `${c}: ${script}`)
+        assert.match(viaModule.payload.error, new RegExp(`^${chunkName || 'Script'}:\\d+: Expected`), `${c}: ${script}`)
+        assert.deepEqual(viaModule.payload.logs, [], `${c}: nothing ran`)
+        // line 1 errors read the same as loadstring's; an error at the very
+        // end is reported against the added "end" on the next line
+        if (!script.includes('\n') && chunkName === undefined) assert.equal(viaModule.payload.error, viaLoadstring.payload.error, `${c}: ${script}`)
+      }
+      let r = await host.call(s, 'exec', { script: 'print("before")\nwarn("careful")\nerror("boom")' })
+      assert.deepEqual(r.payload, {
+        success: false,
+        error: 'Script:3: boom',
+        logs: [
+          { level: 'Print', body: 'before' },
+          { level: 'Warning', body: 'careful' },
+        ],
+      })
+      assert.deepEqual(r.progress, r.payload.logs, c)
+      r = await host.call(s, 'exec', { script: 'local t = nil\nreturn t.x', chunkName: 'Mod' })
+      assert.deepEqual(r.payload, { success: false, error: "Mod:2: attempt to index nil with 'x'", logs: [] }, c)
+      r = await host.call(s, 'exec', { script: 'error({code = 1})' })
+      assert.equal(r.payload.success, false, c)
+      assert.equal(typeof r.payload.error, 'string', c)
+    }
+  })
+
+  test('exec through a ModuleScript: cancel stops the script at its next yield', async () => {
+    for (const c of ['server', 'client']) {
+      const s = await host.sessionFor(c)
+      const marker = `after-cancel-${c}`
+      const running = host.call(s, 'exec', { script: `print("started")\ntask.wait(0.4)\nprint("${marker}")\nreturn 1` })
+      const id = s.lastRequestId
+      await until(() => output.some((o) => o.context === c && o.message === 'started'), 3000)
+      host.cancel(s, id)
+      const r = await running
+      assert.equal(r.ok, false, c)
+      assert.equal(r.error.code, 'CANCELLED', c)
+      assert.equal(r.error.message, 'exec cancelled')
+      assert.deepEqual(r.progress, [{ level: 'Print', body: 'started' }], c)
+      // the script never resumes after its wait
+      await new Promise((res) => setTimeout(res, 700))
+      assert.equal(
+        output.filter((o) => o.message === marker).length,
+        0,
+        `${c}: the cancelled script went on running`,
+      )
+      assert.equal(
+        s.frames.filter((f) => f.id === id && f.type === 'response').length,
+        1,
+        `${c}: exactly one answer for the cancelled request`,
+      )
+      // and the exec slot is free
+      const next = await host.call(s, 'exec', { script: 'return 2' })
+      assert.deepEqual(next.payload.returnValues, [2], c)
+      output.splice(0, output.length)
     }
   })
 
@@ -504,6 +634,133 @@ describe('faults', () => {
     const seqs = s.events.filter((e) => e.event === 'log').map((e) => e.seq)
     assert.ok(seqs.length > 50, `only ${seqs.length} log events`)
     for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1, 'no gaps in seq')
+    await window.shutdown()
+    await host.close()
+  })
+})
+
+describe('a client DataModel, where HttpService cannot make requests', () => {
+  // A loopback port nothing listens on (it was free a moment ago).
+  async function closedPort() {
+    const probe = new MiniHost()
+    const port = await probe.listen()
+    await probe.close()
+    return port
+  }
+
+  // WebSocket attempts the client makes in `ms`, starting after the first.
+  async function attemptsOver(dm, ms) {
+    const start = dm.netAttempts.ws
+    await new Promise((r) => setTimeout(r, ms))
+    return dm.netAttempts.ws - start
+  }
+
+  test('RequestAsync fails there as in Studio; the plugin connects over the WebSocket directly', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port)
+    const waiting = host.waitSession(15000)
+    await window.start(['client'])
+    const s = await waiting
+    const dm = window.models.get('client')
+    assert.equal(s.hello.context, 'client')
+    assert.equal(host.healthRequests, 0, 'no /health probe from a client')
+    assert.equal(dm.netAttempts.http, 0)
+    assert.equal(dm.netAttempts.ws, 1, 'connected at the first attempt')
+    const r = await host.call(s, 'exec', {
+      script: 'return pcall(function() return game:GetService("HttpService"):RequestAsync({Url = "http://127.0.0.1:1/health"}) end)',
+    })
+    assert.equal(r.payload.returnValues[0], false)
+    assert.match(r.payload.returnValues[1], /Http requests can only be executed by game server$/)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('with no host it retries every 2 s, not in a loop, and connects once a host appears', async () => {
+    const port = await closedPort()
+    const { window, output } = newWindow(port)
+    await window.start(['client'])
+    const dm = window.models.get('client')
+    await until(() => dm.netAttempts.ws >= 1, 8000) // after the window-registry wait
+    const n = await attemptsOver(dm, 4500)
+    assert.ok(n >= 1 && n <= 3, `${n} WebSocket attempts in 4.5 s against a closed port`)
+    assert.equal(dm.netAttempts.http, 0)
+    assert.equal(output.filter((o) => o.message.includes('could not open a WebSocket')).length, 0)
+    const host = new MiniHost()
+    await host.listen(port)
+    const s = await host.waitSession(5000)
+    assert.equal(s.hello.context, 'client')
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('after losing its host it backs off (250 ms, 500 ms, 1 s, then 2 s) and keeps its session id', async () => {
+    let host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port)
+    const waiting = host.waitSession(15000)
+    await window.start(['client'])
+    const s = await waiting
+    const dm = window.models.get('client')
+    await host.close()
+    await until(() => dm.netAttempts.ws >= 2, 3000)
+    const n = await attemptsOver(dm, 4000)
+    // 0.5 + 1 + 2 s: about 3 attempts in 4 s; a spinning plugin makes hundreds
+    assert.ok(n >= 2 && n <= 5, `${n} WebSocket attempts in 4 s after the host went away`)
+    host = new MiniHost()
+    await host.listen(port)
+    const back = await host.waitSession(5000)
+    assert.equal(back.hello.previousSessionId, s.sessionId)
+    assert.equal(host.healthRequests, 0)
+    await window.shutdown()
+    await host.close()
+  })
+})
+
+describe('the Bridge toolbar button', () => {
+  test('is lit exactly while the edit session is connected', async () => {
+    let host = new MiniHost()
+    const port = await host.listen()
+    const { window } = newWindow(port)
+    const changes = []
+    window.uiListeners.push((context, kind, id, state) => {
+      if (kind === 'button' && id === 'StudioBridgeToggle') changes.push(state)
+    })
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    let s = await waiting
+    const dm = window.models.get('edit')
+    const lit = () => dm.command('button', 'StudioBridgeToggle')
+    await until(async () => (await lit()) === 'active', 2000)
+    assert.equal(await dm.command('button', 'StudioBridgeSettings'), 'inactive')
+
+    // the host goes away: dark; a host comes back: lit again
+    await host.close()
+    await until(async () => (await lit()) === 'inactive', 3000)
+    host = new MiniHost()
+    await host.listen(port)
+    s = await host.waitSession(5000)
+    await until(async () => (await lit()) === 'active', 2000)
+
+    // a dropped socket: dark until the plugin is back
+    const again = host.waitSession(5000)
+    s.ws.terminate()
+    await until(async () => (await lit()) === 'inactive', 2000)
+    s = await again
+    await until(async () => (await lit()) === 'active', 2000)
+
+    // the user turns the bridge off: dark, and it stays dark
+    await dm.command('click', 'StudioBridgeToggle')
+    await until(() => s.closed, 3000)
+    assert.equal(await lit(), 'inactive')
+    await new Promise((r) => setTimeout(r, 2500))
+    assert.equal(await lit(), 'inactive')
+    // and on again: lit once connected
+    const on = host.waitSession(5000)
+    await dm.command('click', 'StudioBridgeToggle')
+    await on
+    await until(async () => (await lit()) === 'active', 2000)
+    assert.deepEqual(changes, ['active', 'inactive', 'active', 'inactive', 'active', 'inactive', 'active'])
     await window.shutdown()
     await host.close()
   })

@@ -17,8 +17,10 @@ export class MiniHost {
     this.nextId = 1
     this.hellos = []
     this.health = { status: 'ok', service: 'studio-bridge', version: '0.0.0-test', protocolVersion: 1 }
+    this.healthRequests = 0
     this.server = http.createServer((req, res) => {
       if (req.url === '/health') {
+        this.healthRequests += 1
         res.writeHead(this.health.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' })
         res.end(JSON.stringify(this.health))
       } else {
