@@ -999,7 +999,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 		return true
 	})
 	t.Logf("plugins re-registered with the new host %s after kill -9", served.Round(time.Millisecond))
-	if served > 5*time.Second {
+	if served > 2*time.Second {
 		t.Errorf("plugins took %s to come back (target 2 s)", served)
 	}
 	for c, s := range before {
