@@ -18,7 +18,8 @@ options:
                         (default: edit)
   --play                run the window in Play mode: edit, server and client
   --instance <id>       the window's first GUID, which the plugin uses as its
-                        instanceId (default: a random GUID)
+                        instanceId (default: a random GUID); not with
+                        --context server|client, whose id the plugin derives
   --place <name>        the place name (game.Name); default: the fixture's
   --place-id <n>        game.PlaceId; default: the fixture's
   --game-id <n>         game.GameId; default: the fixture's
@@ -90,6 +91,11 @@ if (args.play) contexts = ['edit', 'server', 'client']
 else if (args.context) {
   if (!['edit', 'server', 'client'].includes(args.context)) fail(`--context ${args.context}: want edit, server or client`)
   contexts = [args.context]
+}
+if (args.instance && !contexts.includes('edit')) {
+  // The plugin takes a window's instanceId from the edit DataModel's first
+  // GUID; a lone server or client derives "solo-<context>-<start>-<place>".
+  fail(`--instance needs an edit DataModel: a lone ${contexts[0]} DataModel's plugin derives its own id (solo-${contexts[0]}-…) from the process start and place`)
 }
 const pluginSettings = {}
 for (const s of args.setting || []) {
