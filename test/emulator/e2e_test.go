@@ -810,6 +810,63 @@ func mustJSON(v any) json.RawMessage {
 	return data
 }
 
+// TestRunMode: Run (F8) gives a window an edit DataModel and one server
+// DataModel in run mode, no client. Both report state "Run"; a mutating
+// command defaults to the server; and the window goes back to Edit on stop.
+func TestRunMode(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	studio := startStudio(t, "studio", port, "--instance", "E2E-RUN")
+	b := connect(t, port)
+	edit := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit)[protocol.ContextEdit]
+
+	studio.send(t, "run")
+	all := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit, protocol.ContextServer)
+	if all[protocol.ContextEdit].SessionID != edit.SessionID {
+		t.Errorf("the edit session changed when Run started")
+	}
+	for _, s := range sessions(t, b) {
+		if s.InstanceID == "E2E-RUN" && s.Context == protocol.ContextClient {
+			t.Errorf("Run mode has a client session: %+v", s)
+		}
+	}
+	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer} {
+		waitFor(t, 10*time.Second, string(c)+" reporting Run", func() bool {
+			var st stateReply
+			mustCall(t, b, all[c].SessionID, "state", nil, &st)
+			return st.State == "Run"
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if got, err := b.Resolve(ctx, bridge.Target{DefaultContext: protocol.ContextServer}); err != nil || got.SessionID != all[protocol.ContextServer].SessionID {
+		t.Errorf("resolve a mutating command in Run: %+v %v", got, err)
+	}
+	var r execReply
+	mustCall(t, b, all[protocol.ContextServer].SessionID, "exec", map[string]any{
+		"script": `local rs = game:GetService("RunService") return rs:IsRunMode(), rs:IsServer(), rs:IsClient(), rs:IsEdit()`}, &r)
+	if want := []string{"true", "true", "true", "false"}; !r.Success || len(r.ReturnValues) != 4 ||
+		string(r.ReturnValues[0]) != want[0] || string(r.ReturnValues[1]) != want[1] || string(r.ReturnValues[2]) != want[2] || string(r.ReturnValues[3]) != want[3] {
+		t.Errorf("RunService in the Run DataModel: %+v", r)
+	}
+
+	studio.send(t, "stop")
+	waitFor(t, 10*time.Second, "the Run server session to end", func() bool {
+		for _, s := range sessions(t, b) {
+			if s.InstanceID == "E2E-RUN" && s.Context == protocol.ContextServer {
+				return false
+			}
+		}
+		return true
+	})
+	waitFor(t, 10*time.Second, "edit back in Edit", func() bool {
+		var st stateReply
+		mustCall(t, b, edit.SessionID, "state", nil, &st)
+		return st.State == "Edit"
+	})
+}
+
 func TestPlayWindowEveryContext(t *testing.T) {
 	requireSetup(t)
 	port := freePort(t)

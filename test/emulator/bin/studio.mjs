@@ -17,6 +17,8 @@ options:
   --context <c>         run a single DataModel: edit, server or client
                         (default: edit)
   --play                run the window in Play mode: edit, server and client
+  --run                 run the window in Run mode (F8): edit, and a server
+                        DataModel in run mode (no client)
   --instance <id>       the window's first GUID, which the plugin uses as its
                         instanceId (default: a random GUID); not with
                         --context server|client, whose id the plugin derives
@@ -35,7 +37,8 @@ options:
   -h, --help            this text
 
 stdin commands (one per line):
-  play | stop | pause | resume     change the run mode
+  play | run | stop | pause | resume
+                                   change the run mode
   print <text> | warn <text> | error <text> | info <text>
                                    emit an Output line in every DataModel
   click <buttonId>                 click a plugin toolbar button
@@ -54,6 +57,7 @@ try {
       port: { type: 'string' },
       context: { type: 'string' },
       play: { type: 'boolean' },
+      run: { type: 'boolean' },
       instance: { type: 'string' },
       place: { type: 'string' },
       'place-id': { type: 'string' },
@@ -86,8 +90,9 @@ function fail(message) {
 const port = args.port === undefined ? undefined : Number(args.port)
 if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) fail(`--port ${args.port} is not a port number`)
 let contexts = ['edit']
-if (args.play && args.context) fail('--play and --context are exclusive')
+if ([args.play, args.run, args.context].filter(Boolean).length > 1) fail('--play, --run and --context are exclusive')
 if (args.play) contexts = ['edit', 'server', 'client']
+else if (args.run) contexts = ['edit', 'server']
 else if (args.context) {
   if (!['edit', 'server', 'client'].includes(args.context)) fail(`--context ${args.context}: want edit, server or client`)
   contexts = [args.context]
@@ -143,6 +148,7 @@ async function exit(code) {
 process.on('SIGTERM', () => exit(0))
 process.on('SIGINT', () => exit(0))
 
+if (args.run) window.runMode = true
 await window.start(contexts)
 process.stderr.write(`emulator: window ready (${contexts.join(', ')}) port=${port ?? 'plugin default'}\n`)
 
@@ -156,6 +162,9 @@ rl.on('line', async (line) => {
         break
       case 'play':
         await window.play()
+        break
+      case 'run':
+        await window.run()
         break
       case 'stop':
         await window.stopPlay()

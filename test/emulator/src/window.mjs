@@ -105,7 +105,9 @@ export class Window {
       jobId: context === 'edit' ? '' : randomUUID(),
       httpEnabled: false,
       loadStringEnabled: !!this.fixture.loadStringEnabled,
-      runMode: false,
+      // Run (F8): the simulation's server DataModel, which is client and
+      // server at once and has a viewport (see README, "Run mode")
+      runMode: this.runMode === true && context === 'server',
       screenshot: { width: 320, height: 200, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
     }
@@ -139,9 +141,18 @@ export class Window {
     await this.startModel('client')
   }
 
+  // Run (F8): the edit DataModel stays; one server DataModel in run mode
+  // starts, and no client.
+  async run() {
+    if (this.models.has('server') || this.models.has('client')) throw new Error('already playing or running; stop first')
+    this.runMode = true
+    await this.startModel('server')
+  }
+
   async stopPlay() {
     await this.stopModel('client')
     await this.stopModel('server')
+    this.runMode = false
   }
 
   async setRunState(state) {
