@@ -717,6 +717,29 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   })
 })
 
+describe('a host that stops answering', () => {
+  test('the plugin drops a silent link after three heartbeat intervals and reconnects with its session id', async () => {
+    const host = new MiniHost({ welcome: { heartbeatIntervalMs: 200 } })
+    const port = await host.listen()
+    const { window } = newWindow(port)
+    const first = host.waitSession(10000)
+    await window.start(['edit'])
+    const s = await first
+    await until(() => s.pings >= 1, 2000) // it pings every interval while the host answers
+    host.silent = true
+    const went = Date.now()
+    await until(() => s.closed, 3000)
+    const after = Date.now() - went
+    // three 200 ms intervals of silence, give or take a ping period
+    assert.ok(after >= 400 && after <= 2000, `dropped the silent link after ${after} ms`)
+    host.silent = false
+    const back = await host.waitSession(5000)
+    assert.equal(back.hello.previousSessionId, s.sessionId)
+    await window.shutdown()
+    await host.close()
+  })
+})
+
 describe('the Bridge toolbar button', () => {
   test('is lit exactly while the edit session is connected', async () => {
     let host = new MiniHost()

@@ -70,6 +70,9 @@ export class MiniHost {
   }
 
   onFrame(session, msg) {
+    // A silent host keeps the socket open but answers nothing after the
+    // welcome (a hung host process).
+    if (this.silent && msg.type !== 'hello') return
     switch (msg.type) {
       case 'hello': {
         this.hellos.push(msg)
