@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 
 	json "github.com/segmentio/encoding/json"
@@ -146,11 +148,7 @@ func (h *hub) snapshot() ([]protocol.SessionInfo, <-chan struct{}) {
 func (h *hub) ids() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]string, 0, len(h.sessions))
-	for id := range h.sessions {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(h.sessions))
 }
 
 // hasAll reports whether every session in ids is listed.
@@ -260,11 +258,7 @@ func (h *hub) watchEvents(ctx context.Context, sessionID string, onFirst, onLast
 func (h *hub) watched() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]string, 0, len(h.events))
-	for id := range h.events {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(h.events))
 }
 
 // publish hands a plugin event to the session's local subscribers.
