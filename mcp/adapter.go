@@ -185,6 +185,9 @@ func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
 	if protocol.CodeOf(err) == protocol.CodeHostUnavailable {
 		body["detail"] = err.Error() // the spec's text is fixed; say what happened beside it
 	}
+	if hint := commands.Hint(err); hint != "" {
+		body["detail"] = hint // which part of a path exists
+	}
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && re.Kind == bridge.MultipleInstances {
 		body["sessions"] = re.Sessions

@@ -10,4 +10,8 @@
 // placeFile, because no Roblox API gives a plugin the local path of the
 // place it has open, and origin ("user" or "managed"), because nothing tells
 // a plugin whether `studio-bridge launch` started its Studio window.
+//
+// Error results carry the spec's text under "error", unchanged; where more
+// is known it goes in a "detail" field beside it (why no host answered;
+// which part of a missing instance path exists).
 package mcp

@@ -409,6 +409,9 @@ func reportError(w io.Writer, err error) int {
 		return code
 	}
 	fmt.Fprintf(w, "studio-bridge: %v\n", err)
+	if hint := commands.Hint(err); hint != "" {
+		fmt.Fprintf(w, "  %s\n", hint)
+	}
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && len(re.Sessions) > 0 {
 		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now(), isTerminal(w)))

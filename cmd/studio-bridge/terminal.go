@@ -282,6 +282,9 @@ func (r *repl) printError(err error) {
 		return
 	}
 	r.printColoured("31", err.Error())
+	if hint := commands.Hint(err); hint != "" {
+		fmt.Fprintln(r.out, "  "+hint)
+	}
 	var re *bridge.ResolveError
 	if errors.As(err, &re) && len(re.Sessions) > 0 {
 		fmt.Fprint(r.out, commands.RenderSessions(re.Sessions, time.Now(), true))

@@ -703,6 +703,11 @@ func TestEditWindowEveryAction(t *testing.T) {
 			t.Errorf("message %q", perr.Message)
 		}
 		jsonEqual(t, "details", perr.Details, map[string]any{"resolvedPath": "game.Workspace", "missingSegment": "NonExistent"})
+		// people see which part of the path exists
+		if _, errOut, code := cli(t, port, "query", "Workspace.NonExistent.Deeper", "--session", id); code != 1 ||
+			!strings.Contains(errOut, `game.Workspace exists, but has no child named "NonExistent"`) {
+			t.Errorf("query of a missing path: exit %d, stderr %q", code, errOut)
+		}
 		wantCode(t, call(t, b, id, "query", map[string]any{"path": "Workspace", "properties": []string{"NotAProperty"}}), protocol.CodePropertyNotFound)
 		wantCode(t, call(t, b, id, "query", map[string]any{"path": "Workspace..X"}), protocol.CodeInvalidPayload)
 		wantCode(t, call(t, b, id, "teleport", map[string]any{}), protocol.CodeUnknownAction)
