@@ -9,8 +9,10 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -109,18 +111,33 @@ func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
 	merr := os.Chmod(tmp.Name(), 0o644) // CreateTemp makes files private
 	if err := errors.Join(werr, cerr, merr); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	return nil
+}
+
+// writeError says why path could not be written in words a person can act
+// on; nothing was left behind under its name.
+func writeError(path string, err error) error {
+	dir := filepath.Dir(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: the folder %s does not exist (%w)", path, dir, err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write %s: no permission to write in %s (%w)", path, dir, err)
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("cannot write %s: the disk is full; nothing was written (%w)", path, err)
+	}
+	return fmt.Errorf("cannot write %s: %w", path, err)
 }
