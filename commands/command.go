@@ -118,6 +118,9 @@ type Result struct {
 	// Unavailable, when set, says there was nothing to act on (no sessions):
 	// the CLI prints it on stderr and succeeds, MCP reports it as an error.
 	Unavailable string
+	// Note, when set, is a remark for people (the CLI and the terminal print
+	// it on stderr; --json and MCP leave it out): "no log lines yet".
+	Note string
 	// Failure, when set, reports a failure in Studio (a script error): a
 	// normal result for MCP, a message on stderr and exit code 1 for the CLI.
 	Failure string

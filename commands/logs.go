@@ -72,7 +72,14 @@ var Logs = &Definition{
 		for _, e := range data.Entries {
 			b.WriteString(RenderLine(e))
 		}
-		return &Result{Data: data, Text: b.String()}, nil
+		res := &Result{Data: data, Text: b.String()}
+		if len(data.Entries) == 0 {
+			res.Note = "No log lines match."
+			if !args.IncludeInternal {
+				res.Note = "No log lines match (studio-bridge's own lines are hidden; --include-internal shows them)."
+			}
+		}
+		return res, nil
 	},
 }
 

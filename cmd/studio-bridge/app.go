@@ -254,8 +254,12 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	if err := printResult(stdio.Out, res, asJSON); err != nil {
 		return err
 	}
-	if res != nil && res.Unavailable != "" && !asJSON {
-		fmt.Fprintln(stdio.Err, res.Unavailable)
+	if res != nil && !asJSON {
+		for _, remark := range []string{res.Unavailable, res.Note} {
+			if remark != "" {
+				fmt.Fprintln(stdio.Err, remark)
+			}
+		}
 	}
 	if res != nil && res.Failure != "" {
 		return failure(res.Failure)

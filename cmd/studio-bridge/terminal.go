@@ -256,8 +256,10 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 		return
 	}
 	fmt.Fprint(r.out, res.People())
-	if res.Unavailable != "" {
-		fmt.Fprintln(r.out, res.Unavailable)
+	for _, remark := range []string{res.Unavailable, res.Note} {
+		if remark != "" {
+			fmt.Fprintln(r.out, remark)
+		}
 	}
 	if res.Failure != "" {
 		r.printColoured("31", res.Failure)

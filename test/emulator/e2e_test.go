@@ -756,6 +756,18 @@ func TestEditWindowEveryAction(t *testing.T) {
 		}
 	})
 
+	t.Run("logs with nothing to show say so on stderr", func(t *testing.T) {
+		// nothing in this window has logged at Info level
+		out, errOut, code := cli(t, port, "logs", "--levels", "Info", "--session", id)
+		if code != 0 || out != "" || !strings.Contains(errOut, "No log lines match (studio-bridge's own lines are hidden; --include-internal shows them).") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+		out, errOut, code = cli(t, port, "logs", "--levels", "Info", "--session", id, "--json")
+		if code != 0 || errOut != "" || !strings.Contains(out, `"entries":[]`) {
+			t.Errorf("--json: exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+	})
+
 	t.Run("logs keep order and follow live", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
