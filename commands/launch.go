@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,9 @@ var Launch = &Definition{
 			place, err := filepath.Abs(args.Place)
 			if err == nil {
 				_, err = os.Stat(place)
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, UsageError{fmt.Errorf("place file %s does not exist", args.Place)}
 			}
 			if err != nil {
 				return nil, UsageError{fmt.Errorf("place file: %w", err)}

@@ -26,8 +26,19 @@ var VersionCommand = &Definition{
 	Output:  VersionData{},
 	Local:   true,
 	Run: func(context.Context, *Env, any) (*Result, error) {
-		d := VersionData{Version: Version, ProtocolVersion: protocol.Version, PluginVersion: PluginBuild.Version, Go: runtime.Version()}
-		text := fmt.Sprintf("studio-bridge %s (protocol %d, plugin %s, %s)\n", d.Version, d.ProtocolVersion, d.PluginVersion, d.Go)
-		return &Result{Data: d, Text: text}, nil
+		d := versionData()
+		return &Result{Data: d, Text: d.String()}, nil
 	},
 }
+
+func versionData() VersionData {
+	return VersionData{Version: Version, ProtocolVersion: protocol.Version, PluginVersion: PluginBuild.Version, Go: runtime.Version()}
+}
+
+// String is the version line people see, from `version` and `--version`.
+func (d VersionData) String() string {
+	return fmt.Sprintf("studio-bridge %s (protocol %d, plugin %s, %s)\n", d.Version, d.ProtocolVersion, d.PluginVersion, d.Go)
+}
+
+// VersionLine is the version line people see.
+func VersionLine() string { return versionData().String() }

@@ -38,6 +38,11 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	return reportError(stdio.Err, err)
 }
 
+func init() {
+	// --version prints what the version command prints.
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprint(c.App.Writer, commands.VersionLine()) }
+}
+
 func newApp(stdio IO, notFound *error) *cli.App {
 	app := &cli.App{
 		Name:                 "studio-bridge",

@@ -235,3 +235,11 @@ func TestRegistryReachesEverySurface(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionFlagMatchesVersionCommand(t *testing.T) {
+	flag, _, code := run(t, "--version")
+	cmd, _, code2 := run(t, "version")
+	if code != 0 || code2 != 0 || flag != cmd || !strings.HasPrefix(flag, "studio-bridge ") || !strings.Contains(flag, "protocol ") {
+		t.Fatalf("--version %q (exit %d), version %q (exit %d)", flag, code, cmd, code2)
+	}
+}
