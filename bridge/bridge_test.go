@@ -221,7 +221,7 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	releaseExec := func() { releaseOnce.Do(func() { close(release) }) }
-	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
 		if action == "exec" {
 			<-release
 			return fakeplugin.Reply{Payload: "done"}
@@ -239,7 +239,12 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 		}
 		execc <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // the exec reaches the plugin
+	for deadline := time.Now().Add(5 * time.Second); len(p.Requests()) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the exec never reached the plugin")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- host.Close() }()
 
