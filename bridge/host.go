@@ -142,7 +142,7 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 		if d, ok := ctx.Deadline(); ok {
 			attrs = append(attrs, "waitingAtMost", time.Until(d).Round(time.Second))
 		}
-		h.cfg.Log.Warn("handing over once the calls this host relays finish; a second Ctrl-C stops at once", attrs...)
+		h.cfg.Log.Warn("handing over once the calls this host relays finish (interrupt again to stop at once)", attrs...)
 	}
 	waitCtx(ctx, &h.inflight)
 	_ = h.srv.Close()
