@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
@@ -96,6 +97,38 @@ type Line struct {
 func (env *Env) status(s string) {
 	if env.Status != nil {
 		env.Status(s)
+	}
+}
+
+// SlowStatus is how long a wait goes unremarked before StatusAfter shows
+// its status line: most waits end sooner, and a flash of text is noise.
+const SlowStatus = 300 * time.Millisecond
+
+// StatusAfter shows s as the status line if what follows takes longer than
+// SlowStatus (a fresh host giving plugins time to find it, say); call done
+// when it is over.
+func (env *Env) StatusAfter(s string) (done func()) {
+	if env.Status == nil {
+		return func() {}
+	}
+	var mu sync.Mutex
+	over, shown := false, false
+	t := time.AfterFunc(SlowStatus, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !over {
+			env.Status(s)
+			shown = true
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		over = true
+		if shown {
+			env.Status("")
+		}
 	}
 }
 

@@ -34,7 +34,9 @@ var Sessions = &Definition{
 	Output:      SessionsData{},
 	MCP:         true,
 	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+		done := env.StatusAfter("looking for Studio sessions…")
 		list, err := env.Bridge.Sessions(ctx)
+		done()
 		if err != nil {
 			return nil, fmt.Errorf("list sessions: %w", err)
 		}

@@ -241,10 +241,14 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return usageErr{err}
 		}
+		done := func() {}
 		if c.Duration("wait") > 0 {
 			status("waiting for a Studio session…")
+		} else {
+			done = env.StatusAfter("looking for Studio sessions…")
 		}
 		env.Session, err = resolveWaiting(ctx, b, target, c.Duration("wait"))
+		done()
 		clearStatus()
 		if err != nil {
 			return err
