@@ -329,6 +329,28 @@ func wantCode(t *testing.T, r callResult, code protocol.Code) *protocol.Error {
 	return perr
 }
 
+// awaitLogEvents collects the next n live log events whose body keep
+// accepts, in arrival order, failing the test after 10 s.
+func awaitLogEvents(t *testing.T, events <-chan protocol.Event, n int, keep func(body string) bool) []protocol.Event {
+	t.Helper()
+	var got []protocol.Event
+	timeout := time.After(10 * time.Second)
+	for len(got) < n {
+		select {
+		case ev := <-events:
+			var l struct {
+				Body string `json:"body"`
+			}
+			if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && keep(l.Body) {
+				got = append(got, ev)
+			}
+		case <-timeout:
+			t.Fatalf("log events: got %d of %d", len(got), n)
+		}
+	}
+	return got
+}
+
 // jsonEqual compares two JSON documents semantically.
 func jsonEqual(t *testing.T, what string, got json.RawMessage, want any) {
 	t.Helper()
@@ -778,22 +800,11 @@ func TestEditWindowEveryAction(t *testing.T) {
 		}
 		var seqs []int64
 		var bodies []string
-		timeout := time.After(10 * time.Second)
-		for len(bodies) < 3 {
-			select {
-			case ev := <-events:
-				if ev.Event != "log" {
-					continue
-				}
-				var l logLine
-				_ = json.Unmarshal(ev.Payload, &l)
-				if strings.HasPrefix(l.Body, "follow ") {
-					bodies = append(bodies, l.Body)
-					seqs = append(seqs, ev.Seq)
-				}
-			case <-timeout:
-				t.Fatalf("log events: got %v", bodies)
-			}
+		for _, ev := range awaitLogEvents(t, events, 3, func(body string) bool { return strings.HasPrefix(body, "follow ") }) {
+			var l logLine
+			_ = json.Unmarshal(ev.Payload, &l)
+			bodies = append(bodies, l.Body)
+			seqs = append(seqs, ev.Seq)
 		}
 		if !reflect.DeepEqual(bodies, []string{"follow 1", "follow 2", "follow 3"}) || seqs[1] != seqs[0]+1 || seqs[2] != seqs[1]+1 {
 			t.Errorf("followed %v seqs %v", bodies, seqs)
@@ -1181,21 +1192,10 @@ func TestHugePrintIsTruncated(t *testing.T) {
 
 	// live log events
 	var live []line
-	timeout := time.After(10 * time.Second)
-	for len(live) < 2 {
-		select {
-		case ev := <-events:
-			if ev.Event != "log" {
-				continue
-			}
-			var l line
-			_ = json.Unmarshal(ev.Payload, &l)
-			if strings.HasPrefix(l.Body, "xé") || l.Body == "after" {
-				live = append(live, l)
-			}
-		case <-timeout:
-			t.Fatalf("log events: got %d of 2", len(live))
-		}
+	for _, ev := range awaitLogEvents(t, events, 2, func(body string) bool { return strings.HasPrefix(body, "xé") || body == "after" }) {
+		var l line
+		_ = json.Unmarshal(ev.Payload, &l)
+		live = append(live, l)
 	}
 	checkHuge("log event", live[0])
 	checkAfter("log event", live[1])
