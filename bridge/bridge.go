@@ -272,6 +272,20 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	}
 	var lastErr error
 	for {
+		// Most often a host is there: join it straight away. Only when
+		// that fails does this process race for the port, and only if the
+		// port is taken ask /health who holds it. (Dialling first saves a
+		// one-shot command the failed listen, 0.1–0.2 ms here.)
+		jctx, cancel := context.WithTimeout(ctx, time.Second)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		cancel()
+		var refused *protocol.Error
+		switch {
+		case joinErr == nil:
+			return l, nil
+		case errors.As(joinErr, &refused):
+			return nil, joinErr // the host answered, and said no
+		}
 		// Plain TCP: Go listens with MPTCP by default, which costs a
 		// one-shot command about 0.3 ms here and gains nothing on loopback.
 		var lc net.ListenConfig
@@ -284,22 +298,10 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
 		}
-		// Most often a host is there: join it straight away, and only if
-		// that fails ask /health who holds the port.
-		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, err := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
-		cancel()
-		if err == nil {
-			return l, nil
-		}
 		health, err := probeHealth(ctx, b.addr)
 		switch {
 		case err == nil && health.Status == "ok":
-			l, err := dialLink(ctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
-			if err == nil {
-				return l, nil
-			}
-			lastErr = err
+			lastErr = joinErr // a host is there, but joining it failed: again
 		case err == nil:
 			if lastErr != errDraining {
 				b.log.Info("the bridge host is handing over; waiting for it to finish its running calls", "addr", b.addr)
