@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -39,7 +38,7 @@ func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heart
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
-		HTTPClient: &http.Client{Timeout: protocol.HandshakeTimeout, Transport: loopbackHostHeader{}},
+		HTTPClient: &http.Client{Timeout: protocol.HandshakeTimeout, Transport: upgradeTransport{}},
 	})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusServiceUnavailable {
@@ -201,19 +200,4 @@ func (l *link) take(id string) *pendingCall {
 	p := l.pending[id]
 	delete(l.pending, id)
 	return p
-}
-
-// loopbackHostHeader sends Host: localhost to a --remote host (a devcontainer
-// reaching the host OS by another name), which would otherwise refuse the
-// request as DNS rebinding. Only browsers are the threat there, and they
-// cannot set Host.
-type loopbackHostHeader struct{}
-
-func (loopbackHostHeader) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !loopbackHost(r.Host) {
-		r = r.Clone(r.Context())
-		_, port, _ := net.SplitHostPort(r.URL.Host)
-		r.Host = net.JoinHostPort("localhost", port)
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }
