@@ -94,6 +94,11 @@ func TestActionCommands(t *testing.T) {
 	if len(*lines) != 2 || (*lines)[0].Body != "one" || (*lines)[1].Level != "Warning" {
 		t.Fatalf("streamed lines: %+v", *lines)
 	}
+	res, err = run(t, env, Exec, &ExecArgs{Script: "flood()"})
+	if err != nil || res.Data.(ExecData).DroppedLogs != 12345 || !strings.Contains(res.Note, "12345 more output lines were not captured") {
+		t.Fatalf("exec past the output cap must say how many lines were dropped: %+v %v", res, err)
+	}
+
 	res, err = run(t, env, Exec, &ExecArgs{Script: "error('boom')"})
 	if err != nil || res.Failure != "script error: Script:2: boom" || res.Data.(ExecData).Success {
 		t.Fatalf("failing exec must be a result: %+v %v", res, err)

@@ -27,6 +27,9 @@ type ExecData struct {
 	Error        string            `json:"error,omitempty"`
 	Logs         []Line            `json:"logs"`
 	ReturnValues []json.RawMessage `json:"returnValues,omitempty"`
+	// DroppedLogs counts output lines past the plugin's per-exec cap
+	// (10,000 lines or 4 MiB) that were not captured.
+	DroppedLogs int `json:"droppedLogs,omitempty"`
 }
 
 // MaxScriptBytes bounds a script; Studio's own source limit is far below.
@@ -79,6 +82,9 @@ var Exec = &Definition{
 			b.WriteString(FormatValue(x) + "\n")
 		}
 		res := &Result{Data: data, Text: b.String()}
+		if data.DroppedLogs > 0 {
+			res.Note = fmt.Sprintf("warning: %d more output lines were not captured (an exec keeps at most 10,000 lines or 4 MiB of output); Studio's Output window has them all", data.DroppedLogs)
+		}
 		if !data.Success {
 			res.Failure = "script error: " + data.Error
 		}

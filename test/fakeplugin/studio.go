@@ -57,6 +57,9 @@ func Studio(action string, payload json.RawMessage) Reply {
 				Payload: map[string]any{"success": false, "error": "Script:2: boom", "logs": []any{line("Print", "Starting...")}}}
 		case strings.Contains(req.Script, "wait"):
 			return Reply{Stall: true}
+		case strings.Contains(req.Script, "flood"): // past the per-exec output cap
+			return Reply{Progress: []any{line("Print", "kept")},
+				Payload: map[string]any{"success": true, "logs": []any{line("Print", "kept")}, "droppedLogs": 12345}}
 		}
 		return Reply{Progress: []any{line("Print", "one"), line("Warning", "two")},
 			Payload: map[string]any{"success": true, "logs": []any{line("Print", "one"), line("Warning", "two")},
