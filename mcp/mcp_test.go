@@ -327,7 +327,7 @@ func TestErrorMapping(t *testing.T) {
 // session's logs resource reads its recent lines.
 func TestResourceNotifications(t *testing.T) {
 	w := newWorld(t)
-	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
+	a := w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	updated, listChanged := make(chan string, 16), make(chan struct{}, 16)
@@ -357,23 +357,32 @@ func TestResourceNotifications(t *testing.T) {
 		}
 	}
 
-	b := w.plugin(t, "B", protocol.ContextEdit, protocol.StateEdit)
-	expect("a session connecting")
-	var logsURI string
-	for deadline := time.Now().Add(5 * time.Second); logsURI == "" && time.Now().Before(deadline); {
-		list, err := cs.ListResources(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range list.Resources {
-			if r.URI == sessionURIPrefix+b+"/logs" {
-				logsURI = r.URI
+	listed := func(session string) string {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			list, err := cs.ListResources(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range list.Resources {
+				if r.URI == sessionURIPrefix+session+"/logs" {
+					return r.URI
+				}
 			}
 		}
+		t.Fatalf("no logs resource for session %s", session)
+		return ""
 	}
-	if logsURI == "" {
-		t.Fatal("no logs resource for the new session")
+	// The watcher lists the sessions once it watches: only then can a new
+	// session's event reach it.
+	listed(a)
+	for len(listChanged) > 0 {
+		<-listChanged
 	}
+
+	b := w.plugin(t, "B", protocol.ContextEdit, protocol.StateEdit)
+	expect("a session connecting")
+	logsURI := listed(b)
 	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: logsURI})
 	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "careful") {
 		t.Fatalf("read %s: %+v %v", logsURI, res, err)
