@@ -145,6 +145,9 @@ func TestLoadScript(t *testing.T) {
 	good := write("ok.luau", []byte("print(1)\n"))
 	empty := write("empty.luau", []byte("  \n"))
 	binary := write("bin.luau", []byte{0x7f, 'E', 'L', 'F', 0})
+	parens := write("run(1).luau", []byte("print(2)\n"))
+	equals := write("a=b.luau", []byte("print(3)\n"))
+	noSuffix := write("ci-script", []byte("print(4)\n"))
 	tests := []struct {
 		arg, stdin, want, err string
 	}{
@@ -154,6 +157,19 @@ func TestLoadScript(t *testing.T) {
 		{arg: "-", stdin: "", err: "standard input is empty"},
 		{arg: filepath.Join(dir, "missing.luau"), err: "does not exist"},
 		{arg: empty, err: "is empty"},
+		{arg: parens, want: "print(2)\n"},
+		{arg: equals, want: "print(3)\n"},
+		{arg: noSuffix, want: "print(4)\n"},
+		{arg: "./nope", err: "does not exist"},
+		{arg: "scripts/missing.lua.txt", err: "does not exist"},
+		{arg: `scripts\missing`, err: "does not exist"},
+		{arg: dir, err: "is a directory"},
+		{arg: "x=1/2", want: "x=1/2"},
+		{arg: "print(1/2)", want: "print(1/2)"},
+		{arg: "return", want: "return"},
+		{arg: "game.Workspace:ClearAllChildren()", want: "game.Workspace:ClearAllChildren()"},
+		{arg: "print'a/b'", want: "print'a/b'"},
+		{arg: "local s = [[\n]] .. x.lua", want: "local s = [[\n]] .. x.lua"},
 		{arg: binary, err: "not UTF-8 text"},
 	}
 	for _, tt := range tests {

@@ -92,9 +92,10 @@ var Exec = &Definition{
 	},
 }
 
-// LoadScript turns exec's CLI argument into source: "-" reads stdin, a path
-// to an existing file (or anything ending in .luau or .lua) reads that file,
-// and anything else is the code itself. Files must be non-empty UTF-8 text.
+// LoadScript turns exec's CLI argument into source: "-" reads stdin; an
+// existing file, anything ending in .luau or .lua, and a single word that
+// can only be a path (it has a / or \ or starts with ".") read that file;
+// anything else is the code itself. Files must be non-empty UTF-8 text.
 func LoadScript(arg string, stdin io.Reader) (string, error) {
 	var data []byte
 	var err error
@@ -132,14 +133,19 @@ func LoadScript(arg string, stdin io.Reader) (string, error) {
 }
 
 func looksLikeFile(arg string) bool {
-	if strings.ContainsAny(arg, "\n(=") {
-		return false
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		return true // an existing file, whatever its name ("run(1).luau")
 	}
-	if strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua") {
+	if (strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua")) && !strings.Contains(arg, "\n") {
 		return true
 	}
-	_, err := os.Stat(arg)
-	return err == nil
+	// One word with a path separator or a leading "." is no Luau
+	// statement (those need spaces, brackets, quotes or "="): a path,
+	// which may be missing ("./ci/test", "scripts\\run.txt"), or a folder.
+	if strings.ContainsAny(arg, " \t\n()[]{}\"'=,;") {
+		return false
+	}
+	return strings.ContainsAny(arg, `/\`) || strings.HasPrefix(arg, ".") || isDir(arg)
 }
 
 func isDir(path string) bool {
