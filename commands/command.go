@@ -50,6 +50,10 @@ type Definition struct {
 	Local bool
 	// Hidden keeps the command out of help listings.
 	Hidden bool
+	// DataLines marks commands whose streamed lines are their output
+	// (followed logs): the CLI prints every level on stdout. Other streamed
+	// lines (an exec's prints) put warnings and errors on stderr.
+	DataLines bool
 	// Run executes the command. args is a pointer of the Args type, filled
 	// in by the adapter.
 	Run func(ctx context.Context, env *Env, args any) (*Result, error)

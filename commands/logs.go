@@ -53,6 +53,7 @@ var Logs = &Definition{
 	MCP:            true,
 	Timeout:        10 * time.Second,
 	Noun:           "Log query",
+	DataLines:      true,
 	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
 		args := a.(*LogsArgs)
 		if args.Count < 0 {

@@ -49,6 +49,9 @@ type QueryService struct {
 	ClassName string `json:"className"`
 }
 
+// MaxQueryDepth is the deepest tree the plugin describes (it refuses more).
+const MaxQueryDepth = 10
+
 // Query inspects the DataModel.
 var Query = &Definition{
 	Name:           "query",
@@ -66,8 +69,8 @@ var Query = &Definition{
 		if args.Path == "" && !args.ListServices {
 			return nil, UsageError{fmt.Errorf("query needs a path (e.g. Workspace.SpawnLocation), or --services")}
 		}
-		if args.Depth < 0 {
-			return nil, UsageError{fmt.Errorf("query: depth must not be negative")}
+		if args.Depth < 0 || args.Depth > MaxQueryDepth {
+			return nil, UsageError{fmt.Errorf("query: depth must be 0–%d, got %d", MaxQueryDepth, args.Depth)}
 		}
 		var raw json.RawMessage
 		if err := action(ctx, env, "query", args, &raw, nil); err != nil {

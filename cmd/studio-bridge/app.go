@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,8 +72,8 @@ func newApp(stdio IO, notFound *error) *cli.App {
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host", Action: checkPort},
-		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "override the command's action timeout"},
+		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)", Action: checkRemote},
+		&cli.DurationFlag{Name: "timeout", Usage: "override the command's action timeout", Action: checkTimeout},
 		&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout instead of text"},
 		&cli.BoolFlag{Name: "keep-alive", Usage: "stay on the bridge network after the command until interrupted"},
@@ -83,6 +85,23 @@ func globalFlags() []cli.Flag {
 func checkPort(_ *cli.Context, port int) error {
 	if port < 1 || port > 65535 {
 		return usageErr{fmt.Errorf("--port / STUDIO_BRIDGE_PORT: %d is not a TCP port; use 1–65535 (the default is %d)", port, protocol.DefaultPort)}
+	}
+	return nil
+}
+
+// checkRemote refuses a --remote that cannot be dialled as HOST:PORT.
+func checkRemote(_ *cli.Context, remote string) error {
+	host, port, err := net.SplitHostPort(remote)
+	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+		return usageErr{fmt.Errorf("--remote / STUDIO_BRIDGE_REMOTE: %q is not HOST:PORT (e.g. host.docker.internal:%d)", remote, protocol.DefaultPort)}
+	}
+	return nil
+}
+
+// checkTimeout refuses a timeout that would end every action at once.
+func checkTimeout(_ *cli.Context, d time.Duration) error {
+	if d <= 0 {
+		return usageErr{fmt.Errorf("--timeout: %s is not a timeout; give a positive duration such as 30s or 2m", d)}
 	}
 	return nil
 }
@@ -226,7 +245,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	asJSON := global(c, "json").Bool("json")
 	status, clearStatus := statusLine(stdio.Err)
 	defer clearStatus()
-	write, flush := lineWriter(stdio, asJSON)
+	write, flush := lineWriter(stdio, asJSON, d.DataLines)
 	defer flush()
 	env := &commands.Env{Command: d, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout, Aligned: isTerminal(stdio.Out),
 		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
@@ -312,12 +331,17 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 		switch {
 		case a.NoCLI || a.Positional:
 		case a.Switch:
+			var set []string
 			for _, v := range a.Enum {
 				if c.Bool(v) {
+					set = append(set, "--"+v)
 					if err := commands.Set(ptr, a, v); err != nil {
 						return nil, err
 					}
 				}
+			}
+			if len(set) > 1 {
+				return nil, fmt.Errorf("%s: %s contradict each other; give one", d.Name, strings.Join(set, " and "))
 			}
 		case c.IsSet(a.Flag):
 			text := c.String(a.Flag)

@@ -98,11 +98,17 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"port negative", []string{"mcp", "--port", "-5"}, "-5 is not a TCP port"},
 		{"mcp with --json", []string{"--json", "mcp"}, "--json does not apply to mcp"},
 		{"mcp with --keep-alive", []string{"mcp", "--keep-alive"}, "--keep-alive does not apply to mcp"},
+		{"head and tail", []string{"logs", "--head", "--tail"}, "logs: --head and --tail contradict each other"},
+		{"query too deep", []string{"query", "Workspace", "-d", "100"}, "depth must be 0–10, got 100"},
+		{"remote without a port", []string{"--remote", "nocolon", "sessions"}, `--remote / STUDIO_BRIDGE_REMOTE: "nocolon" is not HOST:PORT`},
+		{"remote with a bad port", []string{"sessions", "--remote", "devhost:99999"}, `"devhost:99999" is not HOST:PORT`},
+		{"negative timeout", []string{"--timeout", "-1s", "sessions"}, "--timeout: -1s is not a timeout"},
+		{"zero timeout", []string{"state", "--timeout", "0s"}, "--timeout: 0s is not a timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"--port", freePort(t)}, tt.args...)
-			if tt.name == "bad payload" {
+			if tt.name == "bad payload" || tt.name == "head and tail" || tt.name == "query too deep" {
 				// Needs a session to get as far as the payload.
 				port := args[1]
 				p := startPlugin(t, port, "A")

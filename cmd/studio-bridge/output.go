@@ -19,15 +19,17 @@ type failure string
 func (f failure) Error() string { return string(f) }
 
 // lineWriter prints streamed lines as they arrive: print output on stdout,
-// warnings and errors on stderr (coloured on a terminal); with --json, every
-// line is one JSON object on stdout. Stdout is buffered and flushed once the
-// stream pauses (or before anything goes to stderr), so a flood of lines
-// costs few writes; flush must be called when the stream ends.
-func lineWriter(stdio IO, asJSON bool) (write func(commands.Line), flush func()) {
+// warnings and errors on stderr, or, when the lines are the command's data
+// (followed logs), every line on stdout; warnings and errors are coloured on
+// a terminal. With --json, every line is one JSON object on stdout. Stdout
+// is buffered and flushed once the stream pauses (or before anything goes
+// to stderr), so a flood of lines costs few writes; flush must be called
+// when the stream ends.
+func lineWriter(stdio IO, asJSON, data bool) (write func(commands.Line), flush func()) {
 	out := newLazyFlusher(stdio.Out)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	colour := isTerminal(stdio.Err)
+	outColour, errColour := isTerminal(stdio.Out), isTerminal(stdio.Err)
 	var mu sync.Mutex
 	write = func(l commands.Line) {
 		mu.Lock()
@@ -36,23 +38,31 @@ func lineWriter(stdio IO, asJSON bool) (write func(commands.Line), flush func())
 			_ = enc.Encode(l)
 			return
 		}
-		switch l.Level {
-		case "Warning", "Error":
-			out.Flush()
-			text := commands.RenderLine(l)
-			if colour {
-				code := "33"
-				if l.Level == "Error" {
-					code = "31"
-				}
-				text = fmt.Sprintf("\x1b[%sm%s\x1b[0m", code, text[:len(text)-1]) + "\n"
-			}
-			_, _ = io.WriteString(stdio.Err, text)
+		text := commands.RenderLine(l)
+		switch {
+		case l.Level != "Warning" && l.Level != "Error":
+			_, _ = io.WriteString(out, text)
+		case data:
+			_, _ = io.WriteString(out, coloured(text, l.Level, outColour))
 		default:
-			_, _ = io.WriteString(out, commands.RenderLine(l))
+			out.Flush()
+			_, _ = io.WriteString(stdio.Err, coloured(text, l.Level, errColour))
 		}
 	}
 	return write, out.Flush
+}
+
+// coloured paints a warning or error line (ending in a newline) yellow or
+// red when on is set.
+func coloured(text, level string, on bool) string {
+	if !on {
+		return text
+	}
+	code := "33"
+	if level == "Error" {
+		code = "31"
+	}
+	return "\x1b[" + code + "m" + text[:len(text)-1] + "\x1b[0m\n"
 }
 
 // lazyFlusher buffers writes and flushes them shortly after the last one,

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+)
+
+// TestLineWriterRoutes: an exec's warnings and errors go to stderr, but
+// followed log lines are the command's data and all go to stdout, so
+// `logs --follow > file` keeps them; --json puts every line on stdout.
+func TestLineWriterRoutes(t *testing.T) {
+	lines := []commands.Line{{Level: "Print", Body: "p"}, {Level: "Warning", Body: "w"}, {Level: "Error", Body: "e"}, {Level: "Info", Body: "i"}}
+	tests := []struct {
+		name           string
+		asJSON, data   bool
+		stdout, stderr string
+	}{
+		{"exec output", false, false, "p\n[Info] i\n", "[Warning] w\n[Error] e\n"},
+		{"followed logs", false, true, "p\n[Warning] w\n[Error] e\n[Info] i\n", ""},
+		{"exec output as JSON", true, false,
+			`{"level":"Print","body":"p"}` + "\n" + `{"level":"Warning","body":"w"}` + "\n" + `{"level":"Error","body":"e"}` + "\n" + `{"level":"Info","body":"i"}` + "\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			write, flush := lineWriter(IO{Out: &out, Err: &errOut}, tt.asJSON, tt.data)
+			for _, l := range lines {
+				write(l)
+			}
+			flush()
+			if out.String() != tt.stdout || errOut.String() != tt.stderr {
+				t.Errorf("stdout %q, stderr %q; want %q, %q", out.String(), errOut.String(), tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
