@@ -33,6 +33,9 @@ type IO struct {
 func Run(ctx context.Context, args []string, stdio IO) int {
 	var notFound error
 	app := newApp(stdio, &notFound)
+	if completeValue(ctx, app, args, stdio.Out) {
+		return ExitOK
+	}
 	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
 		err = notFound

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
 )
 
 func TestInterspersed(t *testing.T) {
@@ -39,6 +44,11 @@ func TestShellCompletion(t *testing.T) {
 		{"flags after --", []string{"logs", "--"}, []string{"--count\n", "--follow\n", "--session\n", "--port\n"}},
 		{"flags after -", []string{"logs", "-"}, []string{"--count\n", "-n\n", "--follow\n"}},
 		{"exec flags", []string{"--port", "1", "exec", "--"}, []string{"--session\n", "--wait\n"}},
+		{"contexts", []string{"exec", "--context"}, []string{"edit\nserver\nclient\n"}},
+		{"log levels", []string{"--log-level"}, []string{"debug\ninfo\nwarn\nerror\n"}},
+		{"a registry enum", []string{"logs", "--levels"}, []string{"Print\nInfo\nWarning\nError\n"}},
+		{"shells", []string{"completion"}, []string{"bash\nzsh\nfish\n"}},
+		{"no host, no session ids", []string{"--port", "1", "exec", "-s"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,5 +73,36 @@ func TestShellCompletion(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "studio-bridge") || !strings.Contains(out, "complete") {
 			t.Errorf("completion %s: exit %d, stderr %q:\n%s", shell, code, errOut, out)
 		}
+		if shell == "fish" && (strings.Contains(out, "help h help h") || strings.Count(out, "-n '__fish_studio-bridge_no_subcommand' -f -l help") != 1) {
+			t.Errorf("the fish script lists the help command or flag twice:\n%s", out)
+		}
+	}
+}
+
+// TestCompletingSessionIDs: `exec -s <TAB>` offers the running host's
+// session ids.
+func TestCompletingSessionIDs(t *testing.T) {
+	port := freePort(t)
+	n, _ := strconv.Atoi(port)
+	host, err := bridge.Connect(context.Background(), bridge.Options{Port: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	p := startPlugin(t, port, "A")
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := p.WaitWelcome(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--port", port, "exec", "-s", completionFlag}
+	saved := os.Args
+	os.Args = append([]string{"studio-bridge"}, args...)
+	defer func() { os.Args = saved }()
+	out, errOut, code := run(t, args...)
+	if code != 0 || out != id+"\n" {
+		t.Fatalf("exit %d, stdout %q (want %q), stderr %q", code, out, id+"\n", errOut)
 	}
 }
