@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -42,14 +43,27 @@ type Arg struct {
 	Index      int          // field index in the struct
 }
 
-// Fields lists the arguments of a command's Args struct. It panics on a
-// struct it cannot describe: a programming error that the registry test
-// catches.
+// Fields lists the arguments of a command's Args struct; the list is shared,
+// and callers must not modify it. It panics on a struct it cannot describe:
+// a programming error that the registry test catches.
 func Fields(args any) []Arg {
 	if args == nil {
 		return nil
 	}
 	t := reflect.TypeOf(args)
+	// Each surface asks several times per command, and reading the tags is
+	// most of the time a CLI process spends building its commands.
+	if out, ok := fieldsOf.Load(t); ok {
+		return out.([]Arg)
+	}
+	out := fields(t)
+	fieldsOf.Store(t, out)
+	return out
+}
+
+var fieldsOf sync.Map // reflect.Type → []Arg
+
+func fields(t reflect.Type) []Arg {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("commands: Args must be a pointer to a struct, got %s", t))
 	}
