@@ -27,6 +27,9 @@ options:
   --game-id <n>         game.GameId; default: the fixture's
   --fixture <file>      instance tree JSON (default: fixtures/default.json)
   --project <file>      Rojo project of the plugin (default: plugin/default.project.json)
+  --signal-behavior <b> Deferred (Studio's default) or Immediate: when event
+                        handlers run (Workspace.SignalBehavior); default:
+                        the fixture's signalBehavior, else Deferred
   --fault <spec>        inject a fault (repeatable): drop:<action>[:always],
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error
@@ -64,6 +67,7 @@ try {
       'game-id': { type: 'string' },
       fixture: { type: 'string' },
       project: { type: 'string' },
+      'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
       setting: { type: 'string', multiple: true },
       'settings-file': { type: 'string' },
@@ -123,6 +127,7 @@ try {
     gameId: args['game-id'] === undefined ? undefined : Number(args['game-id']),
     fixture: args.fixture,
     project: args.project,
+    signalBehavior: args['signal-behavior'],
     faults: args.fault || [],
     pluginSettings,
     settingsFile: args['settings-file'],

@@ -16,6 +16,10 @@ export const REPO_ROOT = path.resolve(here, '..', '..', '..')
 export const DEFAULT_FIXTURE = path.join(here, '..', 'fixtures', 'default.json')
 export const DEFAULT_PROJECT = path.join(REPO_ROOT, 'plugin', 'default.project.json')
 
+// Workspace.SignalBehavior values the emulator implements: Deferred (Studio's
+// default) and Immediate.
+export const SIGNAL_BEHAVIORS = ['Deferred', 'Immediate']
+
 const MESSAGE_LABEL = {
   MessageOutput: '',
   MessageInfo: 'INFO ',
@@ -25,7 +29,8 @@ const MESSAGE_LABEL = {
 
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
-  //            project, faults, quiet, settingsFile, out, err, recordApi }
+  //            project, signalBehavior, faults, quiet, settingsFile, out,
+  //            err, recordApi }
   constructor(options) {
     this.options = options
     this.startedAt = performance.now()
@@ -40,6 +45,10 @@ export class Window {
     this.faults = new Faults(options.faults || [], this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     validateFixture(this.fixture, this.classDb)
+    this.signalBehavior = options.signalBehavior ?? this.fixture.signalBehavior ?? 'Deferred'
+    if (!SIGNAL_BEHAVIORS.includes(this.signalBehavior)) {
+      throw new Error(`signal behavior ${this.signalBehavior}: want ${SIGNAL_BEHAVIORS.join(' or ')}`)
+    }
     const project = options.project || DEFAULT_PROJECT
     this.pluginTree = options.noPlugin ? null : loadRojoProject(project)
     if (options.settingsFile) {
@@ -105,6 +114,7 @@ export class Window {
       jobId: context === 'edit' ? '' : randomUUID(),
       httpEnabled: false,
       loadStringEnabled: !!this.fixture.loadStringEnabled,
+      signalBehavior: this.signalBehavior,
       // Run (F8): the simulation's server DataModel, which is client and
       // server at once and has a viewport (see README, "Run mode")
       runMode: this.runMode === true && context === 'server',

@@ -22,6 +22,80 @@ function newWindow(port, extra = {}) {
   return { window, output }
 }
 
+// A script whose output mostly does not come from its own print/warn: a
+// required module, a loadstring chunk (where loadstring exists), an error in
+// a spawned thread. Studio reports those only through LogService.MessageOut.
+function mixedOutputScript(withLoadstring) {
+  return [
+    'local m = Instance.new("ModuleScript")',
+    `m.Source = 'print("from module") return function() print("module fn") end'`,
+    'm.Parent = workspace',
+    'require(m)()',
+    withLoadstring ? `loadstring('print("inner")')()` : '-- no loadstring here',
+    'print("top")',
+    'task.spawn(function() error("bg err") end)',
+    'task.wait(0.2)',
+    'print("after")',
+    'warn("careful")',
+    'return 1',
+  ].join('\n')
+}
+
+// Checks an exec of mixedOutputScript: every line once, in arrival order.
+// With deferred signals (Studio's default) the MessageOut lines arrive at the
+// script's next yield, after its own "top"; with immediate ones, as printed.
+function checkMixedOutput(r, { withLoadstring, immediate, label }) {
+  assert.equal(r.ok, true, label)
+  assert.equal(r.payload.success, true, label)
+  assert.deepEqual(r.payload.returnValues, [1], label)
+  assert.deepEqual(r.payload.logs, r.progress, `${label}: logs are the streamed lines`)
+  const others = [{ level: 'Print', body: 'from module' }, { level: 'Print', body: 'module fn' }]
+  if (withLoadstring) others.push({ level: 'Print', body: 'inner' })
+  const top = { level: 'Print', body: 'top' }
+  const expected = [
+    ...(immediate ? [...others, top] : [top, ...others]),
+    { level: 'Error', body: 'Script:7: bg err' },
+    { level: 'Print', body: 'after' },
+    { level: 'Warning', body: 'careful' },
+  ]
+  assert.deepEqual(
+    r.progress.filter((l) => l.level !== 'Info'),
+    expected,
+    label,
+  )
+  // the error's stack follows it, as Studio's Output shows it
+  const err = r.progress.findIndex((l) => l.level === 'Error')
+  const stack = r.progress.slice(err + 1).filter((l) => l.level === 'Info')
+  assert.equal(stack[0]?.body, 'Stack Begin', label)
+  assert.equal(stack.at(-1)?.body, 'Stack End', label)
+  assert.ok(
+    stack.some((l) => l.body.startsWith("Script 'Script', Line 7")),
+    `${label}: ${JSON.stringify(stack)}`,
+  )
+  assert.ok(!r.progress.some((l) => l.body.startsWith('[StudioBridge]')), `${label}: no internal lines`)
+}
+
+// Globals persist from one exec to the next in the same DataModel; locals do
+// not; a function defined by one exec prints into the exec that calls it.
+async function checkPersistentGlobals(host, s, label) {
+  let r = await host.call(s, 'exec', {
+    script: [
+      'function double(x) return x * 2 end',
+      'execCounter = (execCounter or 0) + 1',
+      'local hidden = 5',
+      'function shout(text) print(text) end',
+      'return execCounter',
+    ].join('\n'),
+  })
+  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [] }, label)
+  r = await host.call(s, 'exec', { script: 'shout("hi")\nexecCounter += 1\nreturn double(4), execCounter, hidden, script, plugin' })
+  assert.deepEqual(r.payload.returnValues, [8, 2, null, null, null], label)
+  assert.deepEqual(r.progress, [{ level: 'Print', body: 'hi' }], `${label}: captured once, by the calling exec`)
+  assert.deepEqual(r.payload.logs, r.progress, label)
+  r = await host.call(s, 'exec', { script: 'return typeof(game), type(print), type(shout), rawequal(workspace, game:GetService("Workspace"))' })
+  assert.deepEqual(r.payload.returnValues, ['Instance', 'function', 'function', true], label)
+}
+
 describe('edit window against a protocol-level host', () => {
   let host
   let window
@@ -381,6 +455,119 @@ describe('the settings panel', () => {
   })
 })
 
+describe('exec in an edit window: all Output while the script runs; one environment', () => {
+  // its own window: these scripts write errors to Output
+  let host
+  let window
+  let session
+
+  before(async () => {
+    host = new MiniHost()
+    const port = await host.listen()
+    ;({ window } = newWindow(port))
+    const waiting = host.waitSession()
+    await window.start(['edit'])
+    session = await waiting
+  })
+
+  after(async () => {
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('exec: output of modules, loadstring chunks and spawned threads streams too, each line once', async () => {
+    const r = await host.call(session, 'exec', { script: mixedOutputScript(true) })
+    checkMixedOutput(r, { withLoadstring: true, immediate: false, label: 'edit' })
+  })
+
+  test('exec: Output queued just before the script ends is not lost', async () => {
+    const r = await host.call(session, 'exec', {
+      script: [
+        'local m = Instance.new("ModuleScript")',
+        `m.Source = 'print("last words") return function() print("deferred") end'`,
+        'task.defer(require(m))',
+        'return 2',
+      ].join('\n'),
+    })
+    assert.deepEqual(r.payload, {
+      success: true,
+      returnValues: [2],
+      logs: [
+        { level: 'Print', body: 'last words' },
+        { level: 'Print', body: 'deferred' },
+      ],
+    })
+    assert.deepEqual(r.progress, r.payload.logs)
+  })
+
+  test('exec: the same text from the script and from elsewhere is kept twice', async () => {
+    const r = await host.call(session, 'exec', {
+      script: 'local m = Instance.new("ModuleScript")\nm.Source = \'print("same") return 0\'\nprint("same")\nrequire(m)\nprint("same")\nreturn 0',
+    })
+    assert.deepEqual(r.payload.logs, [
+      { level: 'Print', body: 'same' },
+      { level: 'Print', body: 'same' },
+      { level: 'Print', body: 'same' },
+    ])
+  })
+
+  test('exec: globals persist between execs, locals do not (as in the command bar)', async () => {
+    await checkPersistentGlobals(host, session, 'edit')
+  })
+})
+
+describe('exec with immediate signals (Workspace.SignalBehavior = Immediate)', () => {
+  let host
+  let window
+
+  before(async () => {
+    host = new MiniHost()
+    const port = await host.listen()
+    ;({ window } = newWindow(port, { instance: 'WIN-IMMEDIATE', signalBehavior: 'Immediate' }))
+    await window.start(['edit', 'server', 'client'])
+    await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
+  })
+
+  after(async () => {
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('MessageOut inside print: every line once, in print order', async () => {
+    for (const [c, withLoadstring] of [
+      ['edit', true],
+      ['server', false],
+    ]) {
+      const s = await host.sessionFor(c)
+      const r = await host.call(s, 'exec', { script: mixedOutputScript(withLoadstring) })
+      checkMixedOutput(r, { withLoadstring, immediate: true, label: c })
+      const plain = await host.call(s, 'exec', { script: 'print("one")\nwarn("two")\ntask.wait(0.05)\nprint("three", 3)\nreturn 7' })
+      assert.deepEqual(plain.payload, {
+        success: true,
+        returnValues: [7],
+        logs: [
+          { level: 'Print', body: 'one' },
+          { level: 'Warning', body: 'two' },
+          { level: 'Print', body: 'three 3' },
+        ],
+      }, c)
+      assert.deepEqual(plain.progress, plain.payload.logs, c)
+    }
+  })
+
+  test('the ModuleScript compile path still reports compile errors, with no output', async () => {
+    const s = await host.sessionFor('server')
+    const r = await host.call(s, 'exec', { script: 'print("fine")\nreturn (' })
+    assert.equal(r.payload.success, false)
+    assert.match(r.payload.error, /^Script:\d+: Expected/)
+    assert.deepEqual(r.payload.logs, [])
+  })
+
+  test('globals persist', async () => {
+    for (const c of ['edit', 'client']) await checkPersistentGlobals(host, await host.sessionFor(c), c)
+  })
+})
+
 describe('Play mode: three DataModels, one window', () => {
   let host
   let window
@@ -463,6 +650,15 @@ describe('Play mode: three DataModels, one window', () => {
       r = await host.call(s, 'exec', { script: 'error({code = 1})' })
       assert.equal(r.payload.success, false, c)
       assert.equal(typeof r.payload.error, 'string', c)
+    }
+  })
+
+  test('exec through a ModuleScript: other output streams too; globals persist', async () => {
+    for (const c of ['server', 'client']) {
+      const s = await host.sessionFor(c)
+      const r = await host.call(s, 'exec', { script: mixedOutputScript(false) })
+      checkMixedOutput(r, { withLoadstring: false, immediate: false, label: c })
+      await checkPersistentGlobals(host, s, c)
     }
   })
 

@@ -36,6 +36,55 @@ test('signals are deferred: handlers run after the firing code yields', async ()
   )
 })
 
+test('SignalBehavior Immediate: handlers run inside the firing code', async () => {
+  const w = new Window({ noPlugin: true, quiet: true, signalBehavior: 'Immediate' })
+  await w.start(['edit'])
+  const r = String(
+    await w.models
+      .get('edit')
+      .command('eval', 'local order = {} workspace.ChildAdded:Connect(function(c) table.insert(order, "handler " .. c.Name) end) local p = Instance.new("Part") p.Name = "X" p.Parent = workspace table.insert(order, "after parent") return table.concat(order, ",")'),
+  )
+  await w.shutdown()
+  assert.equal(r, 'true\thandler X,after parent')
+  assert.throws(() => new Window({ noPlugin: true, quiet: true, signalBehavior: 'Sometimes' }), /want Deferred or Immediate/)
+})
+
+test('Output of modules, loadstring chunks and spawned-thread errors reaches LogService.MessageOut', async () => {
+  const lines = []
+  const listener = (context, type, message) => lines.push(`${type} ${message}`)
+  window.outputListeners.push(listener)
+  const r = await ev(
+    [
+      'local seen = {}',
+      'game:GetService("LogService").MessageOut:Connect(function(m, t) table.insert(seen, t.Name .. " " .. m) end)',
+      'local m = Instance.new("ModuleScript")',
+      `m.Source = 'print("from module") return function() warn("module fn") end'`,
+      'require(m)()',
+      `loadstring('print("inner")')()`,
+      'task.spawn(function() error("bg err") end)',
+      'return #seen',
+    ].join('\n'),
+  )
+  window.outputListeners.splice(window.outputListeners.indexOf(listener), 1)
+  assert.equal(r, 'true\t0') // deferred: the handler has not run yet
+  assert.deepEqual(lines, [
+    'MessageOutput from module',
+    'MessageWarning module fn',
+    'MessageOutput inner',
+    'MessageError CommandBar:7: bg err',
+    'MessageInfo Stack Begin',
+    "MessageInfo Script 'CommandBar', Line 7",
+    'MessageInfo Stack End',
+  ])
+})
+
+test("a loadstring chunk gets the calling script's environment, not the caller's setfenv table", async () => {
+  assert.equal(
+    await ev('local f = function() return loadstring("return print")() end setfenv(f, setmetatable({ print = "custom" }, { __index = getfenv() })) local p = f() return p == print, p == "custom"'),
+    'true\ttrue\tfalse',
+  )
+})
+
 test('values are float32 like the engine', async () => {
   assert.equal(await ev('return Vector3.new(0.1, 0, 0).X == 0.1, Vector3.new(0.1, 0, 0).X'), 'true\tfalse\t0.10000000149011612')
   assert.equal(await ev('return tostring(Vector3.new(1, 2.5, -3)), tostring(Color3.fromRGB(255, 0, 0)), tostring(UDim2.new(0.5, 10, 0, 40))'), 'true\t1, 2.5, -3\t1, 0, 0\t{0.5, 10}, {0, 40}')
