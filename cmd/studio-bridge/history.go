@@ -5,20 +5,33 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
 // historySize bounds the terminal history kept across runs.
 const historySize = 1000
 
-// history is the terminal's line history, kept in the user config folder
-// (studio-bridge/terminal_history, one JSON string per line). It satisfies
-// x/term's History. A history that cannot be saved still works in memory.
+// history is the terminal's history, kept in the user config folder
+// (studio-bridge/terminal_history, one JSON string per line, so an entry
+// may hold newlines). An entry is a whole chunk, however many lines it was
+// typed on, or a dot-command. A history that cannot be saved still works in
+// memory.
 type history struct {
 	mu    sync.Mutex
 	path  string
 	lines []string // oldest first
 }
+
+// editorHistory is what the line editor sees of a history: entries as one
+// line each (a chunk typed over several is recalled as one line that runs
+// the same), and no Add: the editor would record every line typed, parts of
+// chunks included, so the terminal records the entries itself.
+type editorHistory struct{ h *history }
+
+func (e editorHistory) Add(string)      {}
+func (e editorHistory) Len() int        { return e.h.Len() }
+func (e editorHistory) At(i int) string { return oneLine(e.h.At(i)) }
 
 func loadHistory() *history {
 	h := &history{}
@@ -46,9 +59,9 @@ func loadHistory() *history {
 	return h
 }
 
-// Add records a line and appends it to the history file.
+// Add records an entry and appends it to the history file.
 func (h *history) Add(line string) {
-	if line == "" {
+	if strings.TrimSpace(line) == "" {
 		return
 	}
 	h.mu.Lock()
@@ -75,14 +88,14 @@ func (h *history) Add(line string) {
 	_, _ = f.Write(append(raw, '\n'))
 }
 
-// Len implements term.History.
+// Len is the number of entries.
 func (h *history) Len() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.lines)
 }
 
-// At implements term.History: 0 is the newest line.
+// At returns an entry: 0 is the newest.
 func (h *history) At(i int) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -45,9 +45,12 @@ func chunkComplete(src string) bool {
 			brackets++
 			i++
 		case c == '"' || c == '\'' || c == '`':
-			j, ok := skipString(src, i)
-			if !ok {
+			j, end := skipString(src, i)
+			switch end {
+			case stringOpen:
 				return false
+			case stringBroken:
+				return true // no more lines can mend it: let the compiler say so
 			}
 			i, last = j, "string"
 		case c >= '0' && c <= '9':
@@ -128,23 +131,57 @@ func longBracket(src string, i int) (int, bool) {
 	return 0, false
 }
 
-// skipString returns the index after the string starting at i, or false if
-// it does not end (a newline ends a quoted string, unless escaped).
-func skipString(src string, i int) (int, bool) {
-	q := src[i]
-	for j := i + 1; j < len(src); j++ {
+// stringEnd is how a string token ends.
+type stringEnd int
+
+const (
+	stringClosed stringEnd = iota // by its closing quote
+	stringOpen                    // not yet: the chunk continues
+	stringBroken                  // never: a syntax error
+)
+
+// skipString returns the index after the string starting at i, and how it
+// ends. A quoted string cannot span lines: at a newline, or at the end of
+// the chunk (the end of the line typed), it is broken, unless an escape
+// carries it on: a backslash just before the newline, or \z, which skips
+// the whitespace (newlines included) after it. An interpolated string waits
+// for its closing backtick.
+func skipString(src string, i int) (int, stringEnd) {
+	q, n := src[i], len(src)
+	for j := i + 1; j < n; j++ {
 		switch src[j] {
 		case '\\':
-			j++
+			if j+1 >= n {
+				return n, stringOpen // an escaped newline comes next
+			}
+			if src[j+1] != 'z' {
+				j++
+				continue
+			}
+			k := j + 2
+			for k < n && isSpace(src[k]) {
+				k++
+			}
+			if k >= n {
+				return n, stringOpen // \z skips the newline that comes next
+			}
+			j = k - 1
 		case q:
-			return j + 1, true
+			return j + 1, stringClosed
 		case '\n':
 			if q != '`' {
-				return j, true // unfinished quoted string: let the compiler say so
+				return j, stringBroken
 			}
 		}
 	}
-	return len(src), false
+	if q == '`' {
+		return n, stringOpen
+	}
+	return n, stringBroken
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 func isIdentStart(c byte) bool {

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestChunkComplete(t *testing.T) {
 	tests := []struct {
@@ -96,10 +99,56 @@ func TestChunkComplete(t *testing.T) {
 		{"x = f(...)", true},
 		{"x = a + b -- +", true},
 		{"local a, b = 1, 2", true},
+		// A quoted string cannot span lines: an unclosed one makes the
+		// chunk complete (no line can mend it) and the compiler reports
+		// it…
+		{`print("oops`, true},
+		{`print('oops`, true},
+		{`print("a\\`, true},             // an escaped backslash, then the end
+		{"print(\"oops\nprint(1)", true}, // the newline ended it
+		{"for i = 1, 2 do print(\"x", true},
+		// …unless a backslash carries it onto the next line, or \z skips
+		// the newline.
+		{`print("a\`, false},
+		{`print('a\`, false},
+		{`print("a\z`, false},
+		{"print(\"a\\z  \t", false},
+		{"print(\"a\\\nb\")", true},
+		{"print(\"a\\z\n   b\")", true},
+		{"print(\"a\\z\n   b", true},
+		{`print("a\zb`, true},
 	}
 	for _, tt := range tests {
 		if got := chunkComplete(tt.src); got != tt.want {
 			t.Errorf("chunkComplete(%q) = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`print(1)`, `print(1)`},
+		{"for i = 1, 2 do\n  print(i)\nend", "for i = 1, 2 do   print(i) end"},
+		{"x = 1 -- one\nprint(x)", "x = 1 --[[ one ]] print(x)"},
+		{"x = 1 -- a]] b\nprint(x)", "x = 1 --[=[ a]] b ]=] print(x)"},
+		{"x = 1 --]\nprint(x)", "x = 1 --[[] ]] print(x)"},
+		{"--[[ a\nb ]] print(1)", "--[[ a b ]] print(1)"},
+		{"s = [[\nline 1\n\"2\" \\ ]]\nprint(s)", `s = "line 1\n\"2\" \\ " print(s)`},
+		{"s = [==[a\n]]]==]", `s = "a\n]]"`},
+		{"s = [[one line]]\nprint(s)", "s = [[one line]] print(s)"},
+		{"s = \"a\\\nb\"\nprint(s)", `s = "a\nb" print(s)`},
+		{"s = \"a\\z\n  b\"", `s = "a\z   b"`},
+		{"s = 'it''s'\nprint(s)", "s = 'it''s' print(s)"},
+		{"s = \"--\"\nprint(s)", `s = "--" print(s)`},
+		{"s = `a\nb`", "s = `a\\nb`"},
+	}
+	for _, tt := range tests {
+		got := oneLine(tt.src)
+		if got != tt.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+		if strings.ContainsAny(got, "\r\n") || chunkComplete(got) != chunkComplete(tt.src) {
+			t.Errorf("oneLine(%q) = %q: not one line, or not as complete", tt.src, got)
 		}
 	}
 }

@@ -69,12 +69,19 @@ type repl struct {
 	timeout time.Duration
 
 	out      io.Writer // the screen (CRLF-translating in raw mode)
+	screen   io.Writer // in raw mode, the terminal itself, past the line editor
 	colour   bool
 	read     func(prompt string) (string, error)
+	hist     *history // in raw mode
 	session  protocol.SessionInfo
 	attached bool
+	// defaultContext is the context .connect picks in Play mode, as at
+	// startup: where exec runs scripts.
+	defaultContext protocol.Context
 
 	interrupted atomic.Bool
+	waiting     atomic.Bool // waiting for a session at startup
+	quit        atomic.Bool // Ctrl-D while waiting
 	mu          sync.Mutex
 	cancelRun   context.CancelFunc // the running exec or command, if any
 }
@@ -85,12 +92,11 @@ var errExit = errors.New("exit")
 func (r *repl) run(stdio IO, target bridge.Target, wait time.Duration) error {
 	restore := r.setupIO(stdio)
 	defer restore()
+	r.defaultContext = target.DefaultContext
 	fmt.Fprintf(r.out, "studio-bridge %s terminal. Type Luau to run it; .help lists commands; Ctrl-D exits.\n", version)
-	if s, err := resolveWaiting(r.ctx, r.conn, target, wait); err != nil {
-		r.printError(err)
-		fmt.Fprintln(r.out, "Not attached. Use .sessions and .connect <id> once Studio is running.")
-	} else {
-		r.attach(s)
+	if r.start(target, wait) {
+		r.endLine()
+		return nil
 	}
 	var chunk []string
 	for {
@@ -103,12 +109,13 @@ func (r *repl) run(stdio IO, target bridge.Target, wait time.Duration) error {
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || r.ctx.Err() != nil {
-				fmt.Fprintln(r.out)
-				return nil
+				r.endLine()
+				return r.unfinished(chunk)
 			}
 			return err
 		}
 		if len(chunk) == 0 && strings.HasPrefix(strings.TrimSpace(line), ".") {
+			r.remember(strings.TrimSpace(line))
 			if err := r.dot(strings.TrimSpace(line)); errors.Is(err, errExit) {
 				return nil
 			}
@@ -121,8 +128,49 @@ func (r *repl) run(stdio IO, target bridge.Target, wait time.Duration) error {
 		}
 		chunk = nil
 		if strings.TrimSpace(src) != "" {
+			r.remember(src)
 			r.exec(src)
 		}
+	}
+}
+
+// unfinished ends the terminal at the end of its input: a chunk still
+// waiting for more lines is not run. That is said on the screen; from a
+// pipe or a file, whose input was cut short, it is an error (exit 1).
+func (r *repl) unfinished(chunk []string) error {
+	if len(chunk) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("the input ended inside an unfinished Luau chunk (%d line%s, from %q), which was not run",
+		len(chunk), plural(len(chunk)), strings.TrimSpace(chunk[0]))
+	if r.screen == nil {
+		return errors.New(msg)
+	}
+	r.printColoured("33", strings.ToUpper(msg[:1])+msg[1:]+".")
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// endLine leaves the cursor at the start of a fresh line for the shell. In
+// raw mode it writes past the line editor, which would draw its prompt
+// again after anything written through it.
+func (r *repl) endLine() {
+	if r.screen != nil {
+		r.out = crlfWriter{r.screen}
+	}
+	fmt.Fprintln(r.out)
+}
+
+// remember records an entry in the history (in raw mode).
+func (r *repl) remember(entry string) {
+	if r.hist != nil {
+		r.hist.Add(entry)
 	}
 }
 
@@ -139,7 +187,9 @@ func (r *repl) setupIO(stdio IO) (restore func()) {
 				io.Reader
 				io.Writer
 			}{ta, out}, "")
-			t.History = loadHistory()
+			r.hist = loadHistory()
+			t.History = editorHistory{r.hist}
+			r.screen = out
 			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
 				_ = t.SetSize(w, h)
 			}
@@ -165,22 +215,27 @@ func (r *repl) setupIO(stdio IO) (restore func()) {
 }
 
 // pump copies keystrokes to the line editor. Ctrl-C never reaches it: it
-// cancels what is running, or else clears the line (Ctrl-U, Enter).
+// cancels what is running, or else clears the line (Ctrl-U, Enter). While
+// the terminal waits for a session at startup, Ctrl-D ends it.
 func (r *repl) pump(in io.Reader, ta *typeahead) {
 	buf := make([]byte, 512)
+	var keys keyTranslator
 	for {
 		n, err := in.Read(buf)
-		for _, c := range buf[:n] {
-			if c != 3 {
+		for _, c := range keys.translate(buf[:n]) {
+			switch {
+			case c == 4 && r.waiting.Load():
+				r.quit.Store(true)
+				r.cancelRunning()
+			case c != 3:
 				ta.write([]byte{c})
-				continue
-			}
-			if !r.cancelRunning() {
+			case !r.cancelRunning():
 				r.interrupted.Store(true)
 				ta.write([]byte{21, '\r'})
 			}
 		}
 		if err != nil {
+			ta.write(keys.flush())
 			ta.close(err)
 			return
 		}
@@ -222,11 +277,6 @@ func (r *repl) prompt(continued bool) string {
 	return p
 }
 
-func (r *repl) attach(s protocol.SessionInfo) {
-	r.session, r.attached = s, true
-	fmt.Fprintf(r.out, "Attached to %s [%s] (%s, session %s).\n", s.PlaceName, s.Context, s.State, s.SessionID)
-}
-
 func (r *repl) exec(src string) {
 	if !r.attached {
 		fmt.Fprintln(r.out, "Not attached to a session: .sessions lists them, .connect <id> attaches.")
@@ -248,11 +298,29 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 	if r.timeout > 0 {
 		timeout = r.timeout
 	}
-	env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: timeout, Log: r.log, Aligned: true,
-		Stdout: r.out, Stderr: r.out, Output: r.printLine}
-	res, err := d.Run(ctx, env, args)
+	call := func() (*commands.Result, error) {
+		env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: timeout, Log: r.log, Aligned: true,
+			Stdout: r.out, Stderr: r.out, Output: r.printLine}
+		return d.Run(ctx, env, args)
+	}
+	res, err := call()
+	if err != nil && d.NeedsSession && protocol.CodeOf(err) == protocol.CodeSessionNotFound && ctx.Err() == nil {
+		// The host no longer knows the session, so the request reached no
+		// plugin and running it again is safe.
+		if !r.reattach(ctx) {
+			return
+		}
+		res, err = call()
+	}
 	if err != nil {
 		r.printError(err)
+		return
+	}
+	if res == nil {
+		// The command printed as it went (logs --follow) and has ended.
+		if ctx.Err() != nil && r.ctx.Err() == nil {
+			r.printColoured("33", "stopped")
+		}
 		return
 	}
 	fmt.Fprint(r.out, res.People())
@@ -288,8 +356,12 @@ func (r *repl) printError(err error) {
 		fmt.Fprintln(r.out, "  "+hint)
 	}
 	var re *bridge.ResolveError
-	if errors.As(err, &re) && len(re.Sessions) > 0 {
+	var ce sessionChoiceError
+	switch {
+	case errors.As(err, &re) && len(re.Sessions) > 0:
 		fmt.Fprint(r.out, commands.RenderSessions(re.Sessions, time.Now(), true))
+	case errors.As(err, &ce):
+		fmt.Fprint(r.out, commands.RenderSessions(ce.sessions, time.Now(), true))
 	}
 }
 
@@ -307,7 +379,7 @@ var builtins = []struct{ name, usage, summary string }{
 	{"exit", ".exit", "leave the terminal (or Ctrl-D)"},
 	{"clear", ".clear", "clear the screen"},
 	{"run", ".run <file>", "run a Luau file in the attached session"},
-	{"connect", ".connect [id]", "attach to a session (default: the only Studio instance)"},
+	{"connect", ".connect [id]", "attach to a session: a session id, an instance id or a unique prefix (default: the only Studio instance)"},
 	{"disconnect", ".disconnect", "detach from the session"},
 	{"context", ".context <edit|server|client>", "attach to another DataModel of the same Studio window"},
 }
@@ -349,16 +421,7 @@ func (r *repl) dot(line string) error {
 		}
 		r.exec(src)
 	case "connect":
-		t := bridge.Target{}
-		if len(rest) > 0 {
-			t.SessionID = rest[0]
-		}
-		s, err := r.conn.Resolve(r.ctx, t)
-		if err != nil {
-			r.printError(err)
-			return nil
-		}
-		r.attach(s)
+		r.connect(rest)
 	case "disconnect":
 		r.attached = false
 		fmt.Fprintln(r.out, "Detached.")
@@ -383,39 +446,6 @@ func (r *repl) dot(line string) error {
 	return nil
 }
 
-func (r *repl) switchContext(rest []string) {
-	if len(rest) != 1 {
-		fmt.Fprintln(r.out, "usage: .context <edit|server|client>")
-		return
-	}
-	c, err := protocol.ParseContext(rest[0])
-	if err != nil || c == "" {
-		r.printError(fmt.Errorf("unknown context %q: use edit, server or client", rest[0]))
-		return
-	}
-	if !r.attached {
-		s, err := r.conn.Resolve(r.ctx, bridge.Target{Context: c})
-		if err != nil {
-			r.printError(err)
-			return
-		}
-		r.attach(s)
-		return
-	}
-	list, err := r.conn.Sessions(r.ctx)
-	if err != nil {
-		r.printError(err)
-		return
-	}
-	for _, s := range list {
-		if s.InstanceID == r.session.InstanceID && s.Context == c {
-			r.attach(s)
-			return
-		}
-	}
-	r.printError(fmt.Errorf("this Studio window has no %s session (is it in Play mode?)", c))
-}
-
 func (r *repl) help() {
 	type row struct{ usage, summary string }
 	var rows []row
@@ -435,47 +465,4 @@ func (r *repl) help() {
 		fmt.Fprintf(r.out, "  %-*s  %s\n", width, x.usage, x.summary)
 	}
 	fmt.Fprintln(r.out, "Ctrl-C cancels a running script or clears the line; Ctrl-D exits.")
-}
-
-// typeahead is an unbounded keystroke buffer: the reader of stdin never
-// blocks on it, so Ctrl-C is seen even while a script runs.
-type typeahead struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	buf  []byte
-	err  error
-}
-
-func newTypeahead() *typeahead {
-	t := &typeahead{}
-	t.cond = sync.NewCond(&t.mu)
-	return t
-}
-
-func (t *typeahead) write(p []byte) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	t.cond.Signal()
-	t.mu.Unlock()
-}
-
-func (t *typeahead) close(err error) {
-	t.mu.Lock()
-	t.err = err
-	t.cond.Broadcast()
-	t.mu.Unlock()
-}
-
-func (t *typeahead) Read(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for len(t.buf) == 0 && t.err == nil {
-		t.cond.Wait()
-	}
-	if len(t.buf) == 0 {
-		return 0, t.err
-	}
-	n := copy(p, t.buf)
-	t.buf = t.buf[n:]
-	return n, nil
 }

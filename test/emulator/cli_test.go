@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
 
@@ -79,6 +80,77 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	keys("print(\"still alive\")\r")
 	scr.WaitFor(t, "still alive")
 
+	keys("\x04")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("terminal exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-D did not end the terminal")
+	}
+}
+
+// TestTerminalReattachesAfterPlayRestarts: the terminal attached to the
+// server DataModel of a Play session; Play stops and starts again, so the
+// server has a new session id. The next input re-attaches to the new
+// server session and runs there, rather than answering "Session not
+// found" for ever.
+func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	studio := startStudio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
+	b := connect(t, port)
+	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	master, slave := ptytest.Open(t)
+	defer master.Close()
+	scr := ptytest.Record(master)
+
+	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
+	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("screen:\n%s", scr.String())
+		}
+	})
+	keys := func(s string) {
+		t.Helper()
+		if _, err := master.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)
+	scr.WaitFor(t, prompt)
+
+	studio.send(t, "stop")
+	waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit)
+	studio.send(t, "play")
+	after := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	if after[protocol.ContextServer].SessionID == before[protocol.ContextServer].SessionID {
+		t.Fatal("the server session kept its id across a Play restart")
+	}
+	keys(`print("server again: " .. tostring(game:GetService("RunService"):IsServer()))` + "\r")
+	scr.WaitFor(t, fmt.Sprintf("re-attached to %s [server] (new session %s)", fixture.Place.Name, after[protocol.ContextServer].SessionID))
+	scr.WaitFor(t, "server again: true")
+	if strings.Contains(scr.String(), "Session not found") {
+		t.Fatal("the stale session id leaked")
+	}
+
+	studio.send(t, "stop")
+	waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit)
+	keys("print(1)\r")
+	scr.WaitFor(t, "is gone and nothing replaces it: detached")
+	scr.WaitFor(t, "studio-bridge> ")
 	keys("\x04")
 	select {
 	case err := <-done:
