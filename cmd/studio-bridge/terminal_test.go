@@ -576,13 +576,9 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 	typeKeys("\x1b[A")
 	scr.WaitFor(t, "for i = 1, 2 do print(i) --[[ each ]] end")
 	typeKeys("\r")
-	for strings.Count(scr.String(), "[Warning] two") < 2 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	scr.WaitForCount(t, "[Warning] two", 2)
 	typeKeys("rint(1)\x1b[1~p\x1b[4~ \r") // Home, then End, as tmux sends them
-	for strings.Count(scr.String(), "[Warning] two") < 3 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	scr.WaitForCount(t, "[Warning] two", 3)
 	typeKeys("if true then\r")
 	time.Sleep(100 * time.Millisecond)
 	typeKeys("\x04")

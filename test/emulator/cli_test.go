@@ -23,32 +23,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	port := freePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--quiet")
-	master, slave := ptytest.Open(t)
-	defer master.Close()
-	scr := ptytest.Record(master)
-
-	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("screen:\n%s", scr.String())
-		}
-	})
-	keys := func(s string) {
-		t.Helper()
-		if _, err := master.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scr, keys, done := startTerminal(t, port)
 
 	scr.WaitFor(t, fmt.Sprintf("%s [edit]> ", fixture.Place.Name))
 	keys(`print("hello from the terminal")` + "\r")
@@ -103,32 +78,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	studio := startStudio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
-	master, slave := ptytest.Open(t)
-	defer master.Close()
-	scr := ptytest.Record(master)
-
-	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("screen:\n%s", scr.String())
-		}
-	})
-	keys := func(s string) {
-		t.Helper()
-		if _, err := master.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scr, keys, done := startTerminal(t, port)
 	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)
 	scr.WaitFor(t, prompt)
 
@@ -227,4 +177,37 @@ func stopPidFile(t *testing.T, pidFile string) {
 	if alive() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
+}
+
+// startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal
+// against the host on port: its screen, a way to type, and its exit.
+func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(string), done <-chan error) {
+	t.Helper()
+	master, slave := ptytest.Open(t)
+	t.Cleanup(func() { master.Close() })
+	scr = ptytest.Record(master)
+
+	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
+	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("screen:\n%s", scr.String())
+		}
+	})
+	keys = func(s string) {
+		t.Helper()
+		if _, err := master.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return scr, keys, exited
 }

@@ -75,10 +75,16 @@ func (s *Screen) String() string {
 // WaitFor waits until the screen shows want.
 func (s *Screen) WaitFor(t testing.TB, want string) {
 	t.Helper()
+	s.WaitForCount(t, want, 1)
+}
+
+// WaitForCount waits until the screen shows want n times.
+func (s *Screen) WaitForCount(t testing.TB, want string, n int) {
+	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(s.String(), want) {
+	for strings.Count(s.String(), want) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q:\n%s", want, s.String())
+			t.Fatalf("the screen never showed %q %d times:\n%s", want, n, s.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
