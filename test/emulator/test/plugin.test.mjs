@@ -22,6 +22,17 @@ function newWindow(port, extra = {}) {
   return { window, output }
 }
 
+// A MiniHost and one window in Play mode (edit, server and client), once all
+// three DataModels have registered.
+async function startPlayWindow(extra) {
+  const host = new MiniHost()
+  const port = await host.listen()
+  const { window, output } = newWindow(port, extra)
+  await window.start(['edit', 'server', 'client'])
+  await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
+  return { host, window, output }
+}
+
 // A script whose output mostly does not come from its own print/warn: a
 // required module, a loadstring chunk (where loadstring exists), an error in
 // a spawned thread. Studio reports those only through LogService.MessageOut.
@@ -521,11 +532,7 @@ describe('exec with immediate signals (Workspace.SignalBehavior = Immediate)', (
   let window
 
   before(async () => {
-    host = new MiniHost()
-    const port = await host.listen()
-    ;({ window } = newWindow(port, { instance: 'WIN-IMMEDIATE', signalBehavior: 'Immediate' }))
-    await window.start(['edit', 'server', 'client'])
-    await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
+    ;({ host, window } = await startPlayWindow({ instance: 'WIN-IMMEDIATE', signalBehavior: 'Immediate' }))
   })
 
   after(async () => {
@@ -574,11 +581,7 @@ describe('Play mode: three DataModels, one window', () => {
   let output
 
   before(async () => {
-    host = new MiniHost()
-    const port = await host.listen()
-    ;({ window, output } = newWindow(port, { instance: 'WIN-PLAY' }))
-    await window.start(['edit', 'server', 'client'])
-    await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
+    ;({ host, window, output } = await startPlayWindow({ instance: 'WIN-PLAY' }))
   })
 
   after(async () => {
