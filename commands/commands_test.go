@@ -148,6 +148,10 @@ func TestLoadScript(t *testing.T) {
 	parens := write("run(1).luau", []byte("print(2)\n"))
 	equals := write("a=b.luau", []byte("print(3)\n"))
 	noSuffix := write("ci-script", []byte("print(4)\n"))
+	spaced := filepath.Join(dir, "dir x")
+	if err := os.Mkdir(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		arg, stdin, want, err string
 	}{
@@ -170,6 +174,10 @@ func TestLoadScript(t *testing.T) {
 		{arg: "game.Workspace:ClearAllChildren()", want: "game.Workspace:ClearAllChildren()"},
 		{arg: "print'a/b'", want: "print'a/b'"},
 		{arg: "local s = [[\n]] .. x.lua", want: "local s = [[\n]] .. x.lua"},
+		{arg: "print(1) --see a.lua", want: "print(1) --see a.lua"},
+		{arg: "x=1 return x.lua", want: "x=1 return x.lua"},
+		{arg: "my scripts/missing test.luau", err: "does not exist"},
+		{arg: spaced, err: "is a directory"},
 		{arg: binary, err: "not UTF-8 text"},
 	}
 	for _, tt := range tests {

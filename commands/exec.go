@@ -93,9 +93,10 @@ var Exec = &Definition{
 }
 
 // LoadScript turns exec's CLI argument into source: "-" reads stdin; an
-// existing file, anything ending in .luau or .lua, and a single word that
-// can only be a path (it has a / or \ or starts with ".") read that file;
-// anything else is the code itself. Files must be non-empty UTF-8 text.
+// existing file is read; so is a missing path, to report it: without
+// brackets, quotes or "=", anything ending in .luau or .lua and a single
+// word with a / or \ or a leading "."; anything else is the code itself.
+// Files must be non-empty UTF-8 text.
 func LoadScript(arg string, stdin io.Reader) (string, error) {
 	var data []byte
 	var err error
@@ -133,19 +134,20 @@ func LoadScript(arg string, stdin io.Reader) (string, error) {
 }
 
 func looksLikeFile(arg string) bool {
-	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
-		return true // an existing file, whatever its name ("run(1).luau")
+	if _, err := os.Stat(arg); err == nil {
+		return true // a file, whatever its name ("run(1).luau"), or a folder
 	}
-	if (strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua")) && !strings.Contains(arg, "\n") {
-		return true
-	}
-	// One word with a path separator or a leading "." is no Luau
-	// statement (those need spaces, brackets, quotes or "="): a path,
-	// which may be missing ("./ci/test", "scripts\\run.txt"), or a folder.
-	if strings.ContainsAny(arg, " \t\n()[]{}\"'=,;") {
+	// Code has brackets, quotes or "=" (a call or an assignment); a path,
+	// even with spaces, rarely does.
+	if strings.ContainsAny(arg, "\n()[]{}\"'=,;") {
 		return false
 	}
-	return strings.ContainsAny(arg, `/\`) || strings.HasPrefix(arg, ".") || isDir(arg)
+	if strings.HasSuffix(arg, ".luau") || strings.HasSuffix(arg, ".lua") {
+		return true
+	}
+	// One word with a path separator or a leading "." is no Luau statement
+	// either: a missing path ("./ci/test", "scripts\\run.txt").
+	return !strings.ContainsAny(arg, " \t") && (strings.ContainsAny(arg, `/\`) || strings.HasPrefix(arg, "."))
 }
 
 func isDir(path string) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
@@ -68,7 +69,21 @@ func interspersed(app *cli.App, args []string) []string {
 // completionFlag is what a completion script appends to ask for candidates.
 const completionFlag = "--generate-bash-completion"
 
-func isFlag(a string) bool { return len(a) > 1 && a[0] == '-' && a != "--" }
+// isFlag reports whether a is a flag: dashes, then a name of letters,
+// digits and dashes (and perhaps =value). Code such as '--!strict …' or
+// '--[[note]] print(1)' starts with dashes too, and is a positional.
+func isFlag(a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	if len(a) < 2 || a[0] != '-' || a == "--" || name == "" || !unicode.IsLetter(rune(name[0])) {
+		return false
+	}
+	for _, c := range name {
+		if c != '-' && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
 
 // takesValue reports whether flag token a (without "=value") names a
 // non-boolean flag among flags.

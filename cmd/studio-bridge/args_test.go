@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,13 @@ func TestInterspersed(t *testing.T) {
 		got := strings.Join(interspersed(app, strings.Fields(tt.in)), " ")
 		if got != tt.want {
 			t.Errorf("%q → %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// Code that starts with a comment is no flag.
+	for _, code := range []string{"--!strict\nprint(1)", "--[[note]] print(1)", "--[[note]]print(1)", "-- hi\nreturn 1", "--!native"} {
+		got := interspersed(app, []string{"sb", "exec", code, "--json"})
+		if want := []string{"sb", "exec", "--json", "--", code}; !slices.Equal(got, want) {
+			t.Errorf("%q → %q, want %q", code, got, want)
 		}
 	}
 }
