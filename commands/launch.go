@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -34,23 +35,20 @@ var Launch = &Definition{
 		if err != nil || wait <= 0 {
 			return nil, UsageError{fmt.Errorf("--wait %q: want a duration such as 90s or 2m", args.Wait)}
 		}
-		studio, err := studioExecutable(args.StudioPath)
-		if err != nil {
-			return nil, err
+		if env.Timeout > 0 && env.Timeout < wait {
+			wait = env.Timeout // --timeout bounds the whole command
 		}
 		var cmdArgs []string
 		if args.Place != "" {
-			place, err := filepath.Abs(args.Place)
-			if err == nil {
-				_, err = os.Stat(place)
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, UsageError{fmt.Errorf("place file %s does not exist", args.Place)}
-			}
+			place, err := placeFile(args.Place)
 			if err != nil {
-				return nil, UsageError{fmt.Errorf("place file: %w", err)}
+				return nil, UsageError{err}
 			}
 			cmdArgs = append(cmdArgs, place)
+		}
+		studio, err := studioExecutable(args.StudioPath)
+		if err != nil {
+			return nil, err
 		}
 		before, err := env.Bridge.Sessions(ctx)
 		if err != nil {
@@ -100,6 +98,27 @@ var Launch = &Definition{
 			}
 		}
 	},
+}
+
+// placeFile checks that path is a place file Studio can open and returns
+// it absolute.
+func placeFile(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	var st fs.FileInfo
+	if err == nil {
+		st, err = os.Stat(abs)
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("place file %s does not exist", path)
+	case err != nil:
+		return "", fmt.Errorf("place file: %w", err)
+	case st.IsDir():
+		return "", fmt.Errorf("%s is a directory, not a place file (.rbxl or .rbxlx)", path)
+	case ext != ".rbxl" && ext != ".rbxlx":
+		return "", fmt.Errorf("%s is not a place file: Studio opens .rbxl and .rbxlx files", path)
+	}
+	return abs, nil
 }
 
 // newEditSession finds the edit session of an instance that was not there

@@ -76,8 +76,8 @@ func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host", Action: checkPort},
 		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)", Action: checkRemote},
-		&cli.DurationFlag{Name: "timeout", Usage: "override the command's action timeout", Action: checkTimeout},
-		&cli.StringFlag{Name: "log-level", Value: "warn", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
+		&cli.DurationFlag{Name: "timeout", DefaultText: "the command's own", Usage: "override the command's action timeout", Action: checkTimeout},
+		&cli.StringFlag{Name: "log-level", DefaultText: "warn; info for serve, error for mcp", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout instead of text"},
 		&cli.BoolFlag{Name: "keep-alive", Usage: "stay on the bridge network after the command until interrupted"},
 	}
@@ -123,6 +123,18 @@ func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
 		PluginVersion: commands.PluginBuild.Version,
 		Log:           log,
 	}
+}
+
+// refuseGlobals makes a usage error of any of the global flags names that
+// were given to a command they mean nothing to; why says what it does
+// instead.
+func refuseGlobals(c *cli.Context, why string, names ...string) error {
+	for _, name := range names {
+		if global(c, name).IsSet(name) {
+			return usageErr{fmt.Errorf("--%s does not apply to %s: %s", name, c.Command.Name, why)}
+		}
+	}
+	return nil
 }
 
 // noArgs is for surfaces that take flags only.
@@ -228,6 +240,16 @@ func flagsFor(a commands.Arg) []cli.Flag {
 }
 
 func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
+	switch {
+	case d.LongRunning:
+		if err := refuseGlobals(c, "it runs until interrupted and prints no document", "json", "keep-alive"); err != nil {
+			return err
+		}
+	case d.Local:
+		if err := refuseGlobals(c, "it does not join the bridge network", "keep-alive"); err != nil {
+			return err
+		}
+	}
 	args, err := bindArgs(c, d)
 	if err != nil {
 		return usageErr{err}
@@ -387,13 +409,18 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	return ptr, nil
 }
 
+// newLogger logs at level, or, when the user gave none (""), at the
+// default: warn, or info for long-running commands (serve reports role
+// changes).
 func newLogger(level string, d *commands.Definition, w io.Writer) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	l := slog.LevelWarn
+	if d != nil && d.LongRunning {
+		l = slog.LevelInfo
 	}
-	if d != nil && d.LongRunning && l > slog.LevelInfo && level == "warn" {
-		l = slog.LevelInfo // serve reports role changes
+	if level != "" {
+		if err := l.UnmarshalText([]byte(level)); err != nil {
+			return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+		}
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }

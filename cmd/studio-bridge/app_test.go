@@ -104,6 +104,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"remote with a bad port", []string{"sessions", "--remote", "devhost:99999"}, `"devhost:99999" is not HOST:PORT`},
 		{"negative timeout", []string{"--timeout", "-1s", "sessions"}, "--timeout: -1s is not a timeout"},
 		{"zero timeout", []string{"state", "--timeout", "0s"}, "--timeout: 0s is not a timeout"},
+		{"serve with --json", []string{"--json", "serve"}, "--json does not apply to serve"},
+		{"terminal with --keep-alive", []string{"terminal", "--keep-alive"}, "--keep-alive does not apply to terminal"},
+		{"version with --keep-alive", []string{"--keep-alive", "version"}, "--keep-alive does not apply to version: it does not join"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

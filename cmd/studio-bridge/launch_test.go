@@ -73,6 +73,48 @@ func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	}
 }
 
+// TestLaunchRefusesWhatStudioCannotOpen: the place is checked before Studio
+// is looked for, and must be a .rbxl or .rbxlx file; --timeout bounds the
+// wait for the session.
+func TestLaunchRefusesWhatStudioCannotOpen(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "Obby.rbxl")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	for _, tt := range []struct{ place, want string }{
+		{filepath.Join(dir, "missing.rbxl"), "does not exist"},
+		{notes, "is not a place file: Studio opens .rbxl and .rbxlx files"},
+		{folder, "is a directory, not a place file"},
+	} {
+		// No Studio anywhere: the place is still what is reported.
+		_, errOut, code := run(t, "--port", port, "launch", tt.place, "--studio-path", "")
+		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("launch %s: exit %d, stderr %q, want %q", tt.place, code, errOut, tt.want)
+		}
+	}
+
+	slow, pidFile := filepath.Join(dir, "RobloxStudio"), filepath.Join(dir, "studio.pid")
+	if err := os.WriteFile(slow, []byte(fmt.Sprintf("#!/bin/sh\necho $$ > %q\nexec sleep 30\n", pidFile)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if killStarted(pidFile) {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	start := time.Now()
+	_, errOut, code := run(t, "--port", port, "launch", "--studio-path", slow, "--wait", "40s", "--timeout", "500ms")
+	if code != ExitTimeout || time.Since(start) > 10*time.Second {
+		t.Fatalf("--timeout 500ms: exit %d after %s: %s", code, time.Since(start), errOut)
+	}
+}
+
 // killStarted stops the process whose pid the fake Studio wrapper wrote to
 // pidFile (the wrapper execs the fake Studio, so that is the fake Studio
 // itself) — never anything matched by name. It reports whether there was a

@@ -34,9 +34,9 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			level := "error"
-			if g := global(c, "log-level"); g.IsSet("log-level") {
-				level = g.String("log-level")
+			level := global(c, "log-level").String("log-level")
+			if level == "" {
+				level = "error" // stderr is the MCP client's log: keep it quiet
 			}
 			log, err := newLogger(level, nil, stdio.Err)
 			if err != nil {
@@ -46,10 +46,8 @@ func mcpCommand(stdio IO) *cli.Command {
 			if t := c.String("tools"); t != "" {
 				tools = strings.Split(t, ",")
 			}
-			for _, name := range []string{"json", "keep-alive"} {
-				if global(c, name).IsSet(name) {
-					return usageErr{fmt.Errorf("--%s does not apply to mcp: it speaks MCP on stdout and runs until its client leaves", name)}
-				}
+			if err := refuseGlobals(c, "it speaks MCP on stdout and runs until its client leaves", "json", "keep-alive"); err != nil {
+				return err
 			}
 			opts := mcp.Options{Version: version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
 				Timeout: global(c, "timeout").Duration("timeout")}

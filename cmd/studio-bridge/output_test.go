@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/studio-bridge/studio-bridge/commands"
@@ -34,5 +37,34 @@ func TestLineWriterRoutes(t *testing.T) {
 				t.Errorf("stdout %q, stderr %q; want %q, %q", out.String(), errOut.String(), tt.stdout, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestLoggerLevels: without --log-level, serve logs at info and the rest at
+// warn; an explicit level wins, warn included.
+func TestLoggerLevels(t *testing.T) {
+	tests := []struct {
+		level string
+		d     *commands.Definition
+		want  slog.Level
+	}{
+		{"", commands.Serve, slog.LevelInfo},
+		{"", commands.Exec, slog.LevelWarn},
+		{"", nil, slog.LevelWarn},
+		{"warn", commands.Serve, slog.LevelWarn},
+		{"debug", commands.Exec, slog.LevelDebug},
+		{"ERROR", nil, slog.LevelError},
+	}
+	for _, tt := range tests {
+		log, err := newLogger(tt.level, tt.d, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !log.Enabled(context.Background(), tt.want) || log.Enabled(context.Background(), tt.want-1) {
+			t.Errorf("level %q for %v: not %s", tt.level, tt.d != nil && tt.d.LongRunning, tt.want)
+		}
+	}
+	if _, err := newLogger("loud", nil, io.Discard); err == nil {
+		t.Error("--log-level loud was accepted")
 	}
 }

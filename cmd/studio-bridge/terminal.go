@@ -39,6 +39,9 @@ func terminalCommand(stdio IO) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
+			if err := refuseGlobals(c, "it is interactive and runs until you leave it", "json", "keep-alive"); err != nil {
+				return err
+			}
 			log, err := newLogger(global(c, "log-level").String("log-level"), nil, stdio.Err)
 			if err != nil {
 				return usageErr{err}
