@@ -196,8 +196,9 @@ func TestLoadScript(t *testing.T) {
 
 func TestFormatValue(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"$type":"Vector3","value":[1,2,3]}`:                                 "Vector3(1, 2, 3)",
-		`{"$type":"NumberRange","value":[1,2]}`:                               "NumberRange(1, 2)",
+		`{"$type":"Vector3","value":[1,2,3]}`:   "Vector3(1, 2, 3)",
+		`null`:                                  "nil",
+		`{"$type":"NumberRange","value":[1,2]}`: "NumberRange(1, 2)",
 		`{"$type":"NumberSequence","value":[[0,0.5,0],[0.5,1,0.25],[1,0,0]]}`: "NumberSequence(0: 0.5, 0.5: 1±0.25, 1: 0)",
 		`{"$type":"ColorSequence","value":[[0,1,0.5,0],[1,1,0,0]]}`:           "ColorSequence(0: (1, 0.5, 0), 1: (1, 0, 0))",
 		`{"$type":"Rect","value":[8,8,24,24]}`:                                "Rect(8, 8, 24, 24)",

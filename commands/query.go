@@ -141,6 +141,9 @@ func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
 // FormatValue renders a typed JSON value ({"$type":"Vector3","value":[…]})
 // the way Luau would write it.
 func FormatValue(v any) string {
+	if v == nil {
+		return "nil" // Luau's word for it, not JSON's
+	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		raw, _ := json.Marshal(v)

@@ -53,6 +53,7 @@ func TestShellCompletion(t *testing.T) {
 		{"flags after -", []string{"logs", "-"}, []string{"--count\n", "-n\n", "--follow\n"}},
 		{"exec flags", []string{"--port", "1", "exec", "--"}, []string{"--session\n", "--wait\n"}},
 		{"contexts", []string{"exec", "--context"}, []string{"edit\nserver\nclient\n"}},
+		{"contexts after =", []string{"exec", "--context", "="}, []string{"edit\nserver\nclient\n"}},
 		{"log levels", []string{"--log-level"}, []string{"debug\ninfo\nwarn\nerror\n"}},
 		{"a registry enum", []string{"logs", "--levels"}, []string{"Print\nInfo\nWarning\nError\n"}},
 		{"shells", []string{"completion"}, []string{"bash\nzsh\nfish\n"}},

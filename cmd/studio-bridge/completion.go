@@ -73,6 +73,10 @@ func completionCommand(stdio IO) *cli.Command {
 // host; completion never starts one.
 func completeValue(ctx context.Context, app *cli.App, args []string, w io.Writer) bool {
 	n := len(args)
+	if n >= 4 && args[n-2] == "=" {
+		// bash splits "--context=" into "--context" and "=".
+		args, n = append(args[:n-2:n-2], completionFlag), n-1
+	}
 	if n < 3 || args[n-1] != completionFlag || !isFlag(args[n-2]) || strings.Contains(args[n-2], "=") {
 		return false
 	}

@@ -19,9 +19,9 @@ type failure string
 func (f failure) Error() string { return string(f) }
 
 // lineWriter prints streamed lines as they arrive: print output on stdout,
-// warnings and errors on stderr, or, when the lines are the command's data
-// (followed logs), every line on stdout; warnings and errors are coloured on
-// a terminal. With --json, every line is one JSON object on stdout. Stdout
+// and Info lines (an error's stack lines), warnings and errors on stderr;
+// or, when the lines are the command's data (followed logs), every line on
+// stdout. Info, warnings and errors are coloured on a terminal. With --json, every line is one JSON object on stdout. Stdout
 // is buffered and flushed once the stream pauses (or before anything goes
 // to stderr), so a flood of lines costs few writes; flush must be called
 // when the stream ends.
@@ -40,7 +40,7 @@ func lineWriter(stdio IO, asJSON, data bool) (write func(commands.Line), flush f
 		}
 		text := commands.RenderLine(l)
 		switch {
-		case l.Level != "Warning" && l.Level != "Error":
+		case l.Level != "Warning" && l.Level != "Error" && l.Level != "Info":
 			_, _ = io.WriteString(out, text)
 		case data:
 			_, _ = io.WriteString(out, coloured(text, l.Level, outColour))
@@ -52,15 +52,18 @@ func lineWriter(stdio IO, asJSON, data bool) (write func(commands.Line), flush f
 	return write, out.Flush
 }
 
-// coloured paints a warning or error line (ending in a newline) yellow or
-// red when on is set.
+// coloured paints an info, warning or error line (ending in a newline)
+// blue, yellow or red when on is set.
 func coloured(text, level string, on bool) string {
 	if !on {
 		return text
 	}
 	code := "33"
-	if level == "Error" {
+	switch level {
+	case "Error":
 		code = "31"
+	case "Info":
+		code = "36"
 	}
 	return "\x1b[" + code + "m" + text[:len(text)-1] + "\x1b[0m\n"
 }

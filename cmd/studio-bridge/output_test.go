@@ -10,7 +10,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 )
 
-// TestLineWriterRoutes: an exec's warnings and errors go to stderr, but
+// TestLineWriterRoutes: an exec's info lines (stack traces), warnings and
+// errors go to stderr, but
 // followed log lines are the command's data and all go to stdout, so
 // `logs --follow > file` keeps them; --json puts every line on stdout.
 func TestLineWriterRoutes(t *testing.T) {
@@ -20,7 +21,7 @@ func TestLineWriterRoutes(t *testing.T) {
 		asJSON, data   bool
 		stdout, stderr string
 	}{
-		{"exec output", false, false, "p\n[Info] i\n", "[Warning] w\n[Error] e\n"},
+		{"exec output", false, false, "p\n", "[Warning] w\n[Error] e\n[Info] i\n"},
 		{"followed logs", false, true, "p\n[Warning] w\n[Error] e\n[Info] i\n", ""},
 		{"exec output as JSON", true, false,
 			`{"level":"Print","body":"p"}` + "\n" + `{"level":"Warning","body":"w"}` + "\n" + `{"level":"Error","body":"e"}` + "\n" + `{"level":"Info","body":"i"}` + "\n", ""},
