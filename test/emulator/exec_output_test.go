@@ -8,6 +8,8 @@ package emulator_test
 // Immediate.
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,5 +55,83 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 				t.Errorf("calling g from the next exec: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// A script that prints more than an exec keeps, without yielding, under
+// Studio's defaults (deferred signals, default LogCapacity): the repro
+// `studio-bridge --json exec 'for i=1,20000 do print(i) end'`. Every line's
+// MessageOut is still queued when the script ends; the emulator's VM must
+// hold that (Studio does) and the plugin's caps apply: the first 10,000
+// lines, or 4 MiB of them, then droppedLogs.
+func TestExecOutputUpToTheCaps(t *testing.T) {
+	requireSetup(t)
+	port := freePort(t)
+	startServe(t, "serve", port)
+	startStudio(t, "studio", port, "--instance", "E2E-EXEC-CAPS", "--quiet")
+	b := connect(t, port)
+	waitSessions(t, b, "E2E-EXEC-CAPS", protocol.ContextEdit)
+
+	type line struct {
+		Level string `json:"level"`
+		Body  string `json:"body"`
+	}
+	type result struct {
+		Success     bool   `json:"success"`
+		Logs        []line `json:"logs"`
+		DroppedLogs int    `json:"droppedLogs"`
+	}
+	// --json: one progress line per captured Output line, then the result
+	execJSON := func(script string) (progress []line, r result) {
+		t.Helper()
+		stdout, stderr, code := cli(t, port, "--json", "exec", script)
+		if code != 0 {
+			t.Fatalf("exec: exit %d, stderr %q, stdout ends %q", code, stderr, stdout[max(0, len(stdout)-200):])
+		}
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		for _, l := range lines[:len(lines)-1] {
+			var p line
+			if err := json.Unmarshal([]byte(l), &p); err != nil {
+				t.Fatalf("progress line %q: %v", l, err)
+			}
+			progress = append(progress, p)
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+			t.Fatalf("result line: %v", err)
+		}
+		return progress, r
+	}
+
+	progress, r := execJSON(`for i=1,20000 do print(i) end`)
+	if !r.Success || len(r.Logs) != 10000 || r.DroppedLogs != 10000 || len(progress) != 10000 {
+		t.Fatalf("20,000 lines: success %v, %d logs, droppedLogs %d, %d progress lines; want 10,000 kept and 10,000 dropped",
+			r.Success, len(r.Logs), r.DroppedLogs, len(progress))
+	}
+	for i, l := range r.Logs {
+		if want := (line{Level: "Print", Body: strconv.Itoa(i + 1)}); l != want || progress[i] != want {
+			t.Fatalf("logs[%d] = %+v, progress[%d] = %+v, want %+v", i, l, i, progress[i], want)
+		}
+	}
+
+	// 2 KiB lines: the 4 MiB cap comes first
+	const maxBytes = 4 * 1024 * 1024
+	kept, bytes := 0, 0
+	for i := 1; i <= 3000 && bytes+len(strconv.Itoa(i))+1+2048 <= maxBytes; i++ {
+		bytes += len(strconv.Itoa(i)) + 1 + 2048
+		kept++
+	}
+	progress, r = execJSON(`local pad = string.rep("x", 2048) for i = 1, 3000 do print(i, pad) end`)
+	got := 0
+	for _, l := range r.Logs {
+		got += len(l.Body)
+	}
+	if !r.Success || len(r.Logs) != kept || r.DroppedLogs != 3000-kept || len(progress) != kept || got != bytes {
+		t.Fatalf("3,000 lines of 2 KiB: success %v, %d logs (%d bytes), droppedLogs %d, %d progress lines; want %d lines (%d bytes), %d dropped",
+			r.Success, len(r.Logs), got, r.DroppedLogs, len(progress), kept, bytes, 3000-kept)
+	}
+
+	// the window is still there
+	if stdout, stderr, code := cli(t, port, "exec", `print("still here")`); code != 0 || stdout != "still here\n" {
+		t.Errorf("exec afterwards: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -19,11 +19,97 @@ const luauEntry = pathToFileURL(require.resolve('luau-web')).href
 
 let vmCounter = 0
 
+// The wasm memory each DataModel's Luau VM gets. luau-web is built with a
+// fixed, non-growable memory of 274 pages (~17 MiB, ~16 MiB of it heap), far
+// below what Studio's Luau has. Luau's GC lets the heap reach about twice the
+// live data before a cycle ends, so that held about 7 MiB of live data: less
+// than the plugin legitimately keeps. An exec keeps up to 10,000 lines or
+// 4 MiB of output, and with deferred signals (Studio's default) every line a
+// non-yielding script prints is still queued for MessageOut when it ends; one
+// exec printing 20,000 lines peaks at about 15 MiB of Luau heap even with the
+// runtime's queue kept compact (core.luau). So each VM gets a larger fixed
+// memory; pages cost nothing until Luau uses them.
+export const HEAP_BYTES = 256 * 1024 * 1024
+const WASM_PAGE = 65536
+
+let luauModule // the patched wasm, compiled once (a promise)
+
+// luau-web's wasm (embedded, base64, in the glue file its index.js loads:
+// the same JSPI/Asyncify choice) with its one memory's initial and maximum
+// size raised to `bytes`.
+function luauWasmWithMemory(bytes) {
+  const jspi = 'Suspending' in WebAssembly && 'promising' in WebAssembly
+  const glue = readFileSync(
+    path.join(path.dirname(fileURLToPath(luauEntry)), 'lib', jspi ? 'Luau.Web.JSPI.js' : 'Luau.Web.Asyncify.js'),
+    'utf8',
+  )
+  const m = glue.match(/base64Decode\("([A-Za-z0-9+/=]+)"\)/)
+  if (!m) throw new Error('luau-web: cannot find the embedded wasm')
+  const wasm = Buffer.from(m[1], 'base64')
+  const pages = Math.ceil(bytes / WASM_PAGE)
+  const readLeb = (buf, pos) => {
+    let value = 0
+    let shift = 0
+    let byte
+    do {
+      byte = buf[pos++]
+      value += (byte & 0x7f) * 2 ** shift
+      shift += 7
+    } while (byte & 0x80)
+    return [value, pos]
+  }
+  const leb = (n) => {
+    const out = []
+    do {
+      let byte = n & 0x7f
+      n = Math.floor(n / 128)
+      if (n) byte |= 0x80
+      out.push(byte)
+    } while (n)
+    return Buffer.from(out)
+  }
+  let pos = 8 // magic and version
+  while (pos < wasm.length) {
+    const id = wasm[pos]
+    const [size, body] = readLeb(wasm, pos + 1)
+    if (id === 5) {
+      let [count, p] = readLeb(wasm, body)
+      if (count !== 1) throw new Error(`luau-web: ${count} memories`)
+      const flags = wasm[p++]
+      if (flags & ~1) throw new Error(`luau-web: memory flags ${flags}`)
+      let initial
+      ;[initial, p] = readLeb(wasm, p)
+      if (flags & 1) p = readLeb(wasm, p)[1]
+      if (p !== body + size) throw new Error('luau-web: unexpected memory section')
+      if (initial >= pages) return wasm
+      const section = Buffer.concat([leb(1), Buffer.from([1]), leb(pages), leb(pages)])
+      return Buffer.concat([wasm.subarray(0, pos), Buffer.from([5]), leb(section.length), section, wasm.subarray(body + size)])
+    }
+    pos = body + size
+  }
+  throw new Error('luau-web: no memory section')
+}
+
 // Each DataModel gets its own luau-web module instance, hence its own wasm
-// memory (luau-web's is fixed at ~16 MiB) and its own Asyncify state.
+// memory (HEAP_BYTES, see above) and its own Asyncify state.
 async function freshLuau() {
   vmCounter += 1
-  return import(`${luauEntry}?datamodel=${vmCounter}`)
+  const mod = await import(`${luauEntry}?datamodel=${vmCounter}`)
+  luauModule ??= WebAssembly.compile(luauWasmWithMemory(HEAP_BYTES))
+  const compiled = await luauModule
+  // Emscripten's Module.instantiateWasm hook (luau-web passes this object
+  // as its Module): instantiate the patched wasm instead of the embedded one.
+  mod.InternalLuauWasmModule.instantiateWasm = (imports, receive) => {
+    WebAssembly.instantiate(compiled, imports).then(
+      (instance) => receive(instance, compiled),
+      (err) =>
+        process.nextTick(() => {
+          throw err
+        }),
+    )
+    return {}
+  }
+  return mod
 }
 
 export class DataModel {
@@ -147,7 +233,7 @@ export class DataModel {
       } catch (err) {
         const text = String(err?.stack || err)
         const hint = /OOM|enlarge memory|out of bounds/.test(text)
-          ? ' (luau-web gives each DataModel a fixed 16 MiB heap: a fixture, screenshot or log buffer this large does not fit)'
+          ? ` (each DataModel's Luau VM has a fixed ${HEAP_BYTES / 1048576} MiB memory: a fixture, screenshot or log buffer this large does not fit)`
           : ''
         this.window.fatal(`[${this.context}] the Luau VM failed${hint}: ${text}`)
         return
