@@ -23,7 +23,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	port := freePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--quiet")
-	scr, keys, done := startTerminal(t, port)
+	scr, keys, ctrlD := startTerminal(t, port)
 
 	scr.WaitFor(t, fmt.Sprintf("%s [edit]> ", fixture.Place.Name))
 	keys(`print("hello from the terminal")` + "\r")
@@ -55,15 +55,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	keys("print(\"still alive\")\r")
 	scr.WaitFor(t, "still alive")
 
-	keys("\x04")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("terminal exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Ctrl-D did not end the terminal")
-	}
+	ctrlD()
 }
 
 // TestTerminalReattachesAfterPlayRestarts: the terminal attached to the
@@ -78,7 +70,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	studio := startStudio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
-	scr, keys, done := startTerminal(t, port)
+	scr, keys, ctrlD := startTerminal(t, port)
 	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)
 	scr.WaitFor(t, prompt)
 
@@ -101,15 +93,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	keys("print(1)\r")
 	scr.WaitFor(t, "is gone and nothing replaces it: detached")
 	scr.WaitFor(t, "studio-bridge> ")
-	keys("\x04")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("terminal exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Ctrl-D did not end the terminal")
-	}
+	ctrlD()
 }
 
 // TestLaunchStartsStudio points --studio-path at a script that starts an
@@ -180,8 +164,9 @@ func stopPidFile(t *testing.T, pidFile string) {
 }
 
 // startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal
-// against the host on port: its screen, a way to type, and its exit.
-func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(string), done <-chan error) {
+// against the host on port: its screen, a way to type, and Ctrl-D, which
+// must end it cleanly.
+func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(string), ctrlD func()) {
 	t.Helper()
 	master, slave := ptytest.Open(t)
 	t.Cleanup(func() { master.Close() })
@@ -209,5 +194,17 @@ func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(strin
 			t.Fatal(err)
 		}
 	}
-	return scr, keys, exited
+	ctrlD = func() {
+		t.Helper()
+		keys("\x04")
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("terminal exited with %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Ctrl-D did not end the terminal")
+		}
+	}
+	return scr, keys, ctrlD
 }
