@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"log/slog"
-	"net"
 	"os"
 	"testing"
 	"time"
@@ -12,21 +11,15 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort is a loopback port that was free a moment ago.
+var freePort = kit.FreePort
 
 func testLog(t testing.TB) *slog.Logger {
 	if os.Getenv("BRIDGE_TEST_LOG") != "" {

@@ -12,7 +12,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
-	"github.com/studio-bridge/studio-bridge/test/testutil"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // logBuffer is a plugin's log buffer as the plugin contract describes it:
@@ -178,7 +178,7 @@ func TestFollowLogs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			port := testutil.FreePort(t)
+			port := kit.FreePort(t)
 			b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +220,7 @@ func TestFollowLogs(t *testing.T) {
 // over, the plugin reconnects (forgetting its subscriptions), and follow
 // subscribes again and prints what was logged meanwhile, in order, once.
 func TestFollowLogsAcrossFailover(t *testing.T) {
-	port := testutil.FreePort(t)
+	port := kit.FreePort(t)
 	host, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // bareBinary builds a Go program that does nothing: the floor for process
@@ -43,7 +44,7 @@ func timeRuns(b *testing.B, n int, name string, args ...string) []time.Duration 
 	var out []time.Duration
 	for i := 0; i < n; i++ {
 		cmd := exec.Command(name, args...)
-		cmd.Env = childEnv()
+		cmd.Env = childEnv(b)
 		start := time.Now()
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%s %v: %v\n%s", name, args, err, msg)
@@ -68,7 +69,7 @@ func BenchmarkColdExec(b *testing.B) {
 	if _, err := p.WaitWelcome(ctx); err != nil {
 		b.Fatal(err)
 	}
-	bin, bare := binary(b), bareBinary(b)
+	bin, bare := kit.Binary(b), bareBinary(b)
 	timeRuns(b, 3, bin, "--port", strconv.Itoa(port), "exec", "print(1)") // warm the page cache
 	const runs = 31
 	b.ResetTimer()
@@ -124,8 +125,8 @@ func BenchmarkFollowThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(binary(b), "--port", strconv.Itoa(port), "logs", "--follow", "--json")
-		cmd.Env = childEnv()
+		cmd := exec.Command(kit.Binary(b), "--port", strconv.Itoa(port), "logs", "--follow", "--json")
+		cmd.Env = childEnv(b)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			b.Fatal(err)

@@ -6,193 +6,67 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
-	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
-	"github.com/studio-bridge/studio-bridge/test/testutil"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-// The binary is built once, on first use, so that `go test ./test/bench/`
-// without -bench builds nothing.
-var (
-	buildOnce sync.Once
-	buildDir  string
-	binPath   string
-	buildErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
-
-// binary returns the path of a freshly built studio-bridge.
-func binary(b *testing.B) string {
-	b.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "studio-bridge-bench-")
-		if buildErr != nil {
-			return
-		}
-		binPath, buildErr = testutil.BuildBinary(buildDir)
-	})
-	if buildErr != nil {
-		b.Fatal(buildErr)
-	}
-	return binPath
-}
+func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
 
 // freePort is a loopback port that was free a moment ago.
-var freePort = testutil.FreePort
+var freePort = kit.FreePort
 
-// childEnv is this process's environment without the variables that would
-// point a studio-bridge child elsewhere. BENCH_SERVE_GODEBUG, when set,
-// becomes the GODEBUG of the children (e.g. gctrace=1 to see the host's
-// heap and stacks in its log, printed by the Scale benchmark).
-func childEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "STUDIO_BRIDGE_") || strings.HasPrefix(kv, "GODEBUG=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	if d := os.Getenv("BENCH_SERVE_GODEBUG"); d != "" {
-		env = append(env, "GODEBUG="+d)
-	}
-	return env
+// childEnv is the environment of a studio-bridge child (kit.ChildEnv).
+// BENCH_SERVE_GODEBUG, when set, becomes the GODEBUG of the children (e.g.
+// gctrace=1 to see the host's heap and stacks in its log, printed by the
+// Scale benchmark); otherwise they run without this process's GODEBUG.
+func childEnv(b testing.TB) []string {
+	return kit.ChildEnv(b, "GODEBUG="+os.Getenv("BENCH_SERVE_GODEBUG"))
 }
 
-// proc is a studio-bridge child process.
-type proc struct {
-	cmd  *exec.Cmd
-	log  string // path of its combined stdout and stderr
-	done chan struct{}
-	err  error
-}
-
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-// startServe starts `studio-bridge serve` on port; Cleanup stops it.
-func startServe(b *testing.B, port int) *proc {
+// startServe starts `studio-bridge serve` on port, its stdout and stderr in
+// one log; it is stopped at cleanup, or earlier by Stop.
+func startServe(b *testing.B, port int) *kit.Proc {
 	b.Helper()
-	p := startServeNoCleanup(b, port)
-	b.Cleanup(p.stop)
-	return p
-}
-
-// startServeNoCleanup starts `studio-bridge serve` on port; the caller must
-// stop it.
-func startServeNoCleanup(b *testing.B, port int) *proc {
-	b.Helper()
-	bin := binary(b)
-	logf, err := os.CreateTemp(b.TempDir(), "serve-*.log")
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", "--port", strconv.Itoa(port))
-	cmd.Env = childEnv()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	p := &proc{cmd: cmd, log: logf.Name(), done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		logf.Close()
-		close(p.done)
-	}()
-	return p
-}
-
-// kill sends SIGKILL and reaps the process.
-func (p *proc) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-// stop asks the process to exit (SIGTERM) and kills it if it does not.
-func (p *proc) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		p.kill()
-	}
+	return kit.Start(b, "serve", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(port))
 }
 
 // logTail returns the end of the process's output, for failure messages.
-func (p *proc) logTail() string {
-	data, _ := os.ReadFile(p.log)
-	if len(data) > 4000 {
-		data = data[len(data)-4000:]
-	}
-	return string(data)
-}
-
-// countLog counts the lines of the process's output that contain s.
-func (p *proc) countLog(s string) int {
-	data, _ := os.ReadFile(p.log)
-	return bytes.Count(data, []byte(s))
-}
-
-var healthClient = &http.Client{
-	Timeout:   500 * time.Millisecond,
-	Transport: &http.Transport{DisableKeepAlives: true},
+func logTail(p *kit.Proc) string {
+	out := p.Stdout.String()
+	return out[max(0, len(out)-4000):]
 }
 
 // health asks the host on port for /health.
-func health(port int) (bridge.Health, error) {
-	resp, err := healthClient.Get("http://127.0.0.1:" + strconv.Itoa(port) + protocol.PathHealth)
-	if err != nil {
-		return bridge.Health{}, err
-	}
-	defer resp.Body.Close()
-	var h bridge.Health
-	err = json.NewDecoder(resp.Body).Decode(&h)
+func health(port int) (h bridge.Health, err error) {
+	err = kit.Health(port, &h)
 	return h, err
 }
 
 // waitHealth polls /health until ok reports true.
 func waitHealth(b *testing.B, port int, timeout time.Duration, what string, ok func(bridge.Health) bool) bridge.Health {
 	b.Helper()
-	deadline := time.Now().Add(timeout)
 	var last bridge.Health
 	var lastErr error
-	for time.Now().Before(deadline) {
+	kit.WaitFor(b, timeout, what, func() bool {
 		last, lastErr = health(port)
-		if lastErr == nil && ok(last) {
-			return last
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	b.Fatalf("waiting for %s: last /health %+v, err %v", what, last, lastErr)
+		return lastErr == nil && ok(last)
+	})
 	return last
 }
 
 // servingHost waits until p is the host on port.
-func servingHost(b *testing.B, p *proc, port int) {
+func servingHost(b *testing.B, p *kit.Proc, port int) {
 	b.Helper()
 	waitHealth(b, port, 15*time.Second, "the serve process to host", func(h bridge.Health) bool {
-		return h.Status == "ok" && h.PID == p.pid()
+		return h.Status == "ok" && h.PID == p.PID()
 	})
 }
 
@@ -240,25 +114,6 @@ func memMB(b *testing.B, pid int) (rss, peak float64) {
 		b.Fatalf("VmRSS %q / VmHWM %q: %v %v", st["VmRSS"], st["VmHWM"], err1, err2)
 	}
 	return float64(r) / (1 << 20), float64(h) / (1 << 20)
-}
-
-// ensureFDs raises the open-file limit to at least need, or skips.
-func ensureFDs(b *testing.B, need uint64) {
-	b.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		b.Fatal(err)
-	}
-	if lim.Cur >= need {
-		return
-	}
-	if lim.Max < need {
-		b.Skipf("open-file hard limit %d is below the %d this benchmark needs; raise it (ulimit -Hn) and rerun", lim.Max, need)
-	}
-	lim.Cur = need
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		b.Skipf("cannot raise the open-file limit to %d: %v", need, err)
-	}
 }
 
 // benchStateReply is a plugin's answer to "state": a small, typical payload.

@@ -18,13 +18,3 @@ func TestParseStatus(t *testing.T) {
 		t.Fatal("accepted a unit other than kB")
 	}
 }
-
-func TestChildEnvDropsBridgeVariables(t *testing.T) {
-	t.Setenv("STUDIO_BRIDGE_REMOTE", "elsewhere:1")
-	t.Setenv("STUDIO_BRIDGE_PORT", "1")
-	for _, kv := range childEnv() {
-		if len(kv) >= 14 && kv[:14] == "STUDIO_BRIDGE_" {
-			t.Fatalf("child environment keeps %s", kv)
-		}
-	}
-}

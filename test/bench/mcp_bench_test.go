@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // BenchmarkMCPState: tools/call studio_state over stdio, timed by the MCP
@@ -18,8 +19,8 @@ import (
 // plugin that answers at once. Target: p50 under 1 ms.
 func BenchmarkMCPState(b *testing.B) {
 	port := freePort(b)
-	cmd := exec.Command(binary(b), "mcp", "--port", strconv.Itoa(port))
-	cmd.Env = childEnv()
+	cmd := exec.Command(kit.Binary(b), "mcp", "--port", strconv.Itoa(port))
+	cmd.Env = childEnv(b)
 	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
 	ctx := context.Background()
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)

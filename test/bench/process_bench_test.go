@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // Targets (docs/performance.md):
@@ -87,7 +89,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 	port := freePort(b)
 	host := startServe(b, port)
 	servingHost(b, host, port)
-	baseRSS, _ := memMB(b, host.pid())
+	baseRSS, _ := memMB(b, host.PID())
 
 	t0 := time.Now()
 	clients := make([]*bridge.Bridge, nClients)
@@ -119,14 +121,14 @@ func BenchmarkScale1000x100(b *testing.B) {
 		}
 	}
 	time.Sleep(time.Second) // let the host settle (GC, buffers) before sampling RSS
-	rss, _ := memMB(b, host.pid())
-	st, _ := procStatus(host.pid())
+	rss, _ := memMB(b, host.PID())
+	st, _ := procStatus(host.PID())
 
-	bin := binary(b)
+	bin := kit.Binary(b)
 	runCLI := func(args ...string) (time.Duration, []byte) {
 		var out, errb bytes.Buffer
 		cmd := exec.Command(bin, args...)
-		cmd.Env = childEnv()
+		cmd.Env = childEnv(b)
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		t0 := time.Now()
 		err := cmd.Run()
@@ -183,7 +185,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 			b.Fatalf("sessions: %d, %v", len(s), err)
 		}
 	}
-	_, peak := memMB(b, host.pid())
+	_, peak := memMB(b, host.PID())
 
 	b.ReportMetric(rss, "host-RSS-MB")
 	b.ReportMetric(peak, "host-peakRSS-MB")
@@ -194,14 +196,14 @@ func BenchmarkScale1000x100(b *testing.B) {
 	b.ReportMetric(msOf(inproc.Percentile(50)), "join-list-leave-ms")
 	b.ReportMetric(float64(list.Percentile(50))/1e3, "client-Sessions-p50-µs")
 	b.ReportMetric(float64(list.Percentile(99))/1e3, "client-Sessions-p99-µs")
-	b.ReportMetric(float64(host.countLog("outgoing queue full")), "slow-peer-drops")
+	b.ReportMetric(float64(strings.Count(host.Stdout.String(), "outgoing queue full")), "slow-peer-drops")
 	b.Logf("host: idle RSS %.1f MB, RSS %.1f MB, peak %.1f MB, threads %s; 100 joins %s, 1,000 registrations %s",
 		baseRSS, rss, peak, st["Threads"], joinTime.Round(time.Millisecond), registerTime.Round(time.Millisecond))
 	b.Logf("sessions --json ms: %v", cli.Durations())
 	b.Logf("studio-bridge --version ms: %v", startup.Durations())
 	b.Logf("in-process join+list+encode+leave: %v", inproc.Durations())
 	if os.Getenv("BENCH_SERVE_GODEBUG") != "" {
-		b.Logf("host log tail:\n%s", host.logTail())
+		b.Logf("host log tail:\n%s", logTail(host))
 	}
 }
 
@@ -242,11 +244,11 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 	}()
 	// Each round's processes and plugins go away before the next starts.
 	port := freePort(b)
-	host := startServeNoCleanup(b, port)
-	cleanups = append(cleanups, host.stop)
+	host := startServe(b, port)
+	cleanups = append(cleanups, host.Stop)
 	servingHost(b, host, port)
-	standby := startServeNoCleanup(b, port)
-	cleanups = append(cleanups, standby.stop)
+	standby := startServe(b, port)
+	cleanups = append(cleanups, standby.Stop)
 	waitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
 	plugins := make([]*fakeplugin.Plugin, nPlugins)
 	for i := range plugins {
@@ -257,12 +259,12 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 	time.Sleep(200 * time.Millisecond)
 
 	t0 := time.Now()
-	host.kill()
+	host.Kill(b)
 	deadline := t0.Add(15 * time.Second)
 	for {
 		h, err := health(port)
 		now := time.Now()
-		if err == nil && h.Status == "ok" && h.PID == standby.pid() {
+		if err == nil && h.Status == "ok" && h.PID == standby.PID() {
 			if takeover == 0 {
 				takeover = now.Sub(t0)
 			}
@@ -272,7 +274,7 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 			}
 		}
 		if now.After(deadline) {
-			b.Fatalf("no failover within 15 s: last /health %+v, err %v\nstandby log:\n%s", h, err, standby.logTail())
+			b.Fatalf("no failover within 15 s: last /health %+v, err %v\nstandby log:\n%s", h, err, logTail(standby))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -5,17 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,140 +18,20 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
-	"github.com/studio-bridge/studio-bridge/test/testutil"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-// binary is the studio-bridge executable built by TestMain.
-var binary string
-
-func TestMain(m *testing.M) {
-	os.Exit(buildAndRun(m))
-}
-
-func buildAndRun(m *testing.M) int {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "studio-bridge-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	start := time.Now()
-	if binary, err = testutil.BuildBinary(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "e2e: built %s in %s\n", binary, time.Since(start).Round(time.Millisecond))
-	}
-	return m.Run()
-}
-
-// buffer is an io.Writer safe to read while a process writes to it.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
 
 // proc is a studio-bridge process running in the background.
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	stdout *buffer
-	stderr *buffer
-	done   chan struct{} // closed when the process has exited
-	exited time.Time
-	state  *os.ProcessState
-}
+type proc = kit.Proc
 
-// env is the environment for child processes: the test's, without any
-// studio-bridge settings that would redirect them.
-func env(extra ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "STUDIO_BRIDGE_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
-
-// start runs studio-bridge with args in the background. The process is
-// killed at cleanup; its output is logged if the test failed.
+// start runs studio-bridge with args in the background, in the test's
+// child environment plus extraEnv. It is stopped at cleanup; its output is
+// logged if the test failed.
 func start(t *testing.T, name string, extraEnv []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, stdout: &buffer{}, stderr: &buffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(binary, args...)
-	p.cmd.Env = env(extraEnv...)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		p.exited = time.Now()
-		p.state = p.cmd.ProcessState
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("--- %s (%s) stderr:\n%s--- stdout:\n%s", p.name, strings.Join(args, " "), p.stderr.String(), p.stdout.String())
-		}
-	})
-	return p
-}
-
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-func (p *proc) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// wait waits up to d for the process to exit and returns its exit code (-1
-// when a signal ended it).
-func (p *proc) wait(t *testing.T, d time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return p.state.ExitCode()
-	case <-time.After(d):
-		t.Fatalf("%s still running after %s; stderr:\n%s", p.name, d, p.stderr.String())
-		return 0
-	}
-}
-
-// kill9 kills the process as a crash would and waits until it is gone.
-func (p *proc) kill9(t *testing.T) time.Time {
-	t.Helper()
-	if err := syscall.Kill(p.pid(), syscall.SIGKILL); err != nil {
-		t.Fatalf("kill -9 %s: %v", p.name, err)
-	}
-	killed := time.Now()
-	p.wait(t, 5*time.Second)
-	return killed
+	return kit.Start(t, name, kit.Options{Env: extraEnv}, kit.Binary(t), args...)
 }
 
 // serve starts `studio-bridge serve` on port and waits until it is up: as
@@ -169,17 +44,17 @@ func serve(t *testing.T, name string, port int, wantHost bool) *proc {
 		want = "host is serving"
 	}
 	waitFor(t, 10*time.Second, name+" to report "+strconv.Quote(want), func() bool {
-		if !p.running() {
-			t.Fatalf("%s exited early (%v); stderr:\n%s", name, p.state, p.stderr.String())
+		if !p.Running() {
+			t.Fatalf("%s exited early (%v); stderr:\n%s", name, p.State, p.Stderr.String())
 		}
-		return strings.Contains(p.stderr.String(), want)
+		return strings.Contains(p.Stderr.String(), want)
 	})
 	if wantHost {
-		if h, err := health(port); err != nil || h.PID != p.pid() {
+		if h, err := health(port); err != nil || h.PID != p.PID() {
 			t.Fatalf("%s prints it is the host, but /health answers %+v, %v", name, h, err)
 		}
-	} else if strings.Contains(p.stderr.String(), "host is serving") {
-		t.Fatalf("%s is a host, want a standby:\n%s", name, p.stderr.String())
+	} else if strings.Contains(p.Stderr.String(), "host is serving") {
+		t.Fatalf("%s is a host, want a standby:\n%s", name, p.Stderr.String())
 	}
 	return p
 }
@@ -198,8 +73,8 @@ func run(t *testing.T, timeout time.Duration, extraEnv []string, args ...string)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = env(extraEnv...)
+	cmd := exec.CommandContext(ctx, kit.Binary(t), args...)
+	cmd.Env = kit.ChildEnv(t, extraEnv...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
 	err := cmd.Run()
@@ -232,38 +107,15 @@ func sessionsJSON(t *testing.T, args ...string) []commands.SessionView {
 }
 
 // freePort is a loopback port that was free a moment ago.
-var freePort = testutil.FreePort
-
-var httpClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
-
-// health asks the port's /health.
-func health(port int) (bridge.Health, error) {
-	resp, err := httpClient.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth))
-	if err != nil {
-		return bridge.Health{}, err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var h bridge.Health
-	if err := json.Unmarshal(body, &h); err != nil {
-		return bridge.Health{}, fmt.Errorf("GET /health = %s %q", resp.Status, body)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return h, fmt.Errorf("GET /health = %s", resp.Status)
-	}
-	return h, nil
-}
+var freePort = kit.FreePort
 
 // waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+var waitFor = kit.WaitFor
+
+// health asks the port's /health.
+func health(port int) (h bridge.Health, err error) {
+	err = kit.Health(port, &h)
+	return h, err
 }
 
 // fakeRetry is the plugins' reconnect schedule in these tests.

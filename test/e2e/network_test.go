@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,16 +24,16 @@ func TestTopologyAndCalls(t *testing.T) {
 	standby1 := serve(t, "standby-1", port, false)
 	standby2 := serve(t, "standby-2", port, false)
 	for _, s := range []*proc{standby1, standby2} {
-		if !strings.Contains(s.stderr.String(), "already running") {
-			t.Errorf("%s does not say a host already runs:\n%s", s.name, s.stderr.String())
+		if !strings.Contains(s.Stderr.String(), "already running") {
+			t.Errorf("%s does not say a host already runs:\n%s", s.Name, s.Stderr.String())
 		}
 	}
 	ps := studio(t, port)
 
 	t.Run("host health", func(t *testing.T) {
 		h, err := health(port)
-		if err != nil || h.PID != host.pid() || h.Sessions != 4 || h.Clients != 2 || h.Service != protocol.ServiceName {
-			t.Fatalf("/health: %+v, %v (host pid %d)", h, err, host.pid())
+		if err != nil || h.PID != host.PID() || h.Sessions != 4 || h.Clients != 2 || h.Service != protocol.ServiceName {
+			t.Fatalf("/health: %+v, %v (host pid %d)", h, err, host.PID())
 		}
 	})
 
@@ -48,7 +47,7 @@ func TestTopologyAndCalls(t *testing.T) {
 				t.Errorf("session details: %+v", s)
 			}
 		}
-		if h, _ := health(port); h.PID != host.pid() {
+		if h, _ := health(port); h.PID != host.PID() {
 			t.Fatalf("the sessions process took over the host: /health %+v", h)
 		}
 	})
@@ -113,17 +112,17 @@ func TestTopologyAndCalls(t *testing.T) {
 		// The plugin pauses 700 ms after its progress lines: they must be on
 		// stdout while the call is still running.
 		waitFor(t, 10*time.Second, "progress lines on stdout", func() bool {
-			return strings.Contains(c.stdout.String(), `"line 2"`)
+			return strings.Contains(c.Stdout.String(), `"line 2"`)
 		})
-		if !c.running() || strings.Contains(c.stdout.String(), "success") {
-			t.Fatalf("progress was not streamed ahead of the result: running %v, stdout %q", c.running(), c.stdout.String())
+		if !c.Running() || strings.Contains(c.Stdout.String(), "success") {
+			t.Fatalf("progress was not streamed ahead of the result: running %v, stdout %q", c.Running(), c.Stdout.String())
 		}
-		if code := c.wait(t, 10*time.Second); code != 0 {
-			t.Fatalf("exit %d:\n%s", code, c.stderr.String())
+		if code := c.Wait(t, 10*time.Second); code != 0 {
+			t.Fatalf("exit %d:\n%s", code, c.Stderr.String())
 		}
-		lines := strings.Split(strings.TrimSpace(c.stdout.String()), "\n")
+		lines := strings.Split(strings.TrimSpace(c.Stdout.String()), "\n")
 		if len(lines) != 3 || lines[0] != `"line 1"` || lines[1] != `"line 2"` || !sameJSON(lines[2], `{"from":"B/server","success":true}`) {
-			t.Fatalf("stdout:\n%s", c.stdout.String())
+			t.Fatalf("stdout:\n%s", c.Stdout.String())
 		}
 	})
 
@@ -191,7 +190,7 @@ func TestKill9Failover(t *testing.T) {
 		return err == nil && h.Sessions == 4 && h.Clients == 2
 	})
 
-	killed := host.kill9(t)
+	killed := host.Kill(t)
 	var newHost *proc
 	var hostAt, servedAt time.Duration
 	waitFor(t, 10*time.Second, "a standby to serve all 4 plugins", func() bool {
@@ -200,7 +199,7 @@ func TestKill9Failover(t *testing.T) {
 			return false
 		}
 		for _, s := range []*proc{standby1, standby2} {
-			if h.PID == s.pid() {
+			if h.PID == s.PID() {
 				if newHost == nil {
 					newHost, hostAt = s, time.Since(killed)
 				}
@@ -210,13 +209,13 @@ func TestKill9Failover(t *testing.T) {
 				}
 			}
 		}
-		if h.PID == host.pid() {
+		if h.PID == host.PID() {
 			t.Fatalf("/health still answers with the killed host's pid %d", h.PID)
 		}
 		return false
 	})
 	t.Logf("kill -9 → %s answers /health after %s; all 4 plugins re-registered after %s",
-		newHost.name, hostAt.Round(time.Millisecond), servedAt.Round(time.Millisecond))
+		newHost.Name, hostAt.Round(time.Millisecond), servedAt.Round(time.Millisecond))
 	if servedAt > 2*time.Second {
 		t.Errorf("plugins served again %s after kill -9; target 2s", servedAt.Round(time.Millisecond))
 	}
@@ -224,18 +223,18 @@ func TestKill9Failover(t *testing.T) {
 	if why := sessionsMatch(infos(sessionsJSON(t, "--port", strconv.Itoa(port))), ps); why != "" {
 		t.Fatalf("after failover: %s", why)
 	}
-	if !strings.Contains(newHost.stderr.String(), "serving as the bridge host") {
-		t.Errorf("%s does not log that it took over:\n%s", newHost.name, newHost.stderr.String())
+	if !strings.Contains(newHost.Stderr.String(), "serving as the bridge host") {
+		t.Errorf("%s does not log that it took over:\n%s", newHost.Name, newHost.Stderr.String())
 	}
 	other := standby1
 	if newHost == standby1 {
 		other = standby2
 	}
-	waitFor(t, 5*time.Second, other.name+" to rejoin as a client", func() bool {
+	waitFor(t, 5*time.Second, other.Name+" to rejoin as a client", func() bool {
 		h, err := health(port)
-		return err == nil && h.Clients == 1 && h.PID == newHost.pid()
+		return err == nil && h.Clients == 1 && h.PID == newHost.PID()
 	})
-	if !other.running() || !newHost.running() {
+	if !other.Running() || !newHost.Running() {
 		t.Fatal("a standby exited")
 	}
 	// And the new host relays calls.
@@ -264,19 +263,19 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 		}
 		return false
 	})
-	if h, err := health(port); err != nil || h.PID != host.pid() || h.Clients != 2 {
+	if h, err := health(port); err != nil || h.PID != host.PID() || h.Clients != 2 {
 		t.Fatalf("the call process is not a client of the host: /health %+v, %v", h, err)
 	}
 
-	killed := host.kill9(t)
-	code := call.wait(t, 5*time.Second)
-	took := call.exited.Sub(killed)
-	t.Logf("in-flight exec failed %s after kill -9 of the host (exit %d): %s", took.Round(time.Millisecond), code, strings.TrimSpace(call.stderr.String()))
+	killed := host.Kill(t)
+	code := call.Wait(t, 5*time.Second)
+	took := call.Exited.Sub(killed)
+	t.Logf("in-flight exec failed %s after kill -9 of the host (exit %d): %s", took.Round(time.Millisecond), code, strings.TrimSpace(call.Stderr.String()))
 	if code != 3 {
 		t.Errorf("exit %d, want 3", code)
 	}
-	if !strings.Contains(call.stderr.String(), "may or may not have run") {
-		t.Errorf("stderr lacks the unknown-outcome wording:\n%s", call.stderr.String())
+	if !strings.Contains(call.Stderr.String(), "may or may not have run") {
+		t.Errorf("stderr lacks the unknown-outcome wording:\n%s", call.Stderr.String())
 	}
 	if took > time.Second {
 		t.Errorf("the call exited %s after the kill; want within 1s", took.Round(time.Millisecond))
@@ -295,21 +294,19 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 		return err == nil && h.Sessions == 4 && h.Clients == 1
 	})
 
-	if err := host.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	host.Terminate(t)
 	t0 := time.Now()
-	if code := host.wait(t, 10*time.Second); code != 0 {
-		t.Fatalf("host exited %d after SIGTERM, want 0:\n%s", code, host.stderr.String())
+	if code := host.Wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("host exited %d after SIGTERM, want 0:\n%s", code, host.Stderr.String())
 	}
 	waitFor(t, 10*time.Second, "the standby to serve all 4 plugins", func() bool {
 		h, err := health(port)
-		return err == nil && h.PID == standby.pid() && h.Sessions == 4
+		return err == nil && h.PID == standby.PID() && h.Sessions == 4
 	})
 	t.Logf("SIGTERM → standby serving all 4 plugins after %s (host exited after %s)",
-		time.Since(t0).Round(time.Millisecond), host.exited.Sub(t0).Round(time.Millisecond))
-	if !strings.Contains(standby.stderr.String(), "serving as the bridge host") {
-		t.Errorf("standby stderr does not say it is now the host:\n%s", standby.stderr.String())
+		time.Since(t0).Round(time.Millisecond), host.Exited.Sub(t0).Round(time.Millisecond))
+	if !strings.Contains(standby.Stderr.String(), "serving as the bridge host") {
+		t.Errorf("standby stderr does not say it is now the host:\n%s", standby.Stderr.String())
 	}
 	assertReRegistered(t, ps)
 	for _, pl := range ps {
@@ -390,7 +387,7 @@ func TestPortSelection(t *testing.T) {
 			}
 		})
 	}
-	if h, err := health(port); err != nil || h.PID != host.pid() {
+	if h, err := health(port); err != nil || h.PID != host.PID() {
 		t.Fatalf("the host changed: %+v, %v", h, err)
 	}
 

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
 
@@ -74,9 +74,9 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)
 	scr.WaitFor(t, prompt)
 
-	studio.send(t, "stop")
+	studio.Send(t, "stop")
 	waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit)
-	studio.send(t, "play")
+	studio.Send(t, "play")
 	after := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 	if after[protocol.ContextServer].SessionID == before[protocol.ContextServer].SessionID {
 		t.Fatal("the server session kept its id across a Play restart")
@@ -88,7 +88,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 		t.Fatal("the stale session id leaked")
 	}
 
-	studio.send(t, "stop")
+	studio.Send(t, "stop")
 	waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit)
 	keys("print(1)\r")
 	scr.WaitFor(t, "is gone and nothing replaces it: detached")
@@ -117,8 +117,8 @@ func TestLaunchStartsStudio(t *testing.T) {
 	}
 	t.Cleanup(func() { stopPidFile(t, pidFile) })
 
-	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
-	cmd.Env = append(childEnv(), "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("launch: %v\n%s", err, out)
@@ -128,8 +128,8 @@ func TestLaunchStartsStudio(t *testing.T) {
 	}
 }
 
-// stopPidFile stops the process whose pid is in pidFile (SIGTERM, as closing
-// Studio; SIGKILL if it is still there after 5 s) and waits for it to go.
+// stopPidFile stops the process whose pid is in pidFile (as closing Studio
+// would; by force if it is still there after 5 s) and waits for it to go.
 func stopPidFile(t *testing.T, pidFile string) {
 	t.Helper()
 	data, err := os.ReadFile(pidFile)
@@ -141,26 +141,7 @@ func stopPidFile(t *testing.T, pidFile string) {
 		t.Errorf("pid file %s: %q", pidFile, data)
 		return
 	}
-	alive := func() bool {
-		// not our child, so it cannot be waited for: look at it instead
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err == nil {
-			rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-			return !strings.HasPrefix(strings.TrimSpace(rest), "Z") // a zombie has exited
-		}
-		if _, perr := os.Stat("/proc/self"); perr == nil {
-			return false // /proc works and the process is gone
-		}
-		return syscall.Kill(pid, 0) == nil // no /proc (macOS)
-	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	deadline := time.Now().Add(5 * time.Second)
-	for alive() && time.Now().Before(deadline) {
-		time.Sleep(25 * time.Millisecond)
-	}
-	if alive() {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	kit.StopPID(t, pid)
 }
 
 // startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal
@@ -172,10 +153,9 @@ func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(strin
 	t.Cleanup(func() { master.Close() })
 	scr = ptytest.Record(master)
 
-	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = append(childEnv(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
+	cmd.Env = kit.ChildEnv(t)
+	ptytest.Attach(cmd, slave)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,7 +30,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -39,12 +37,11 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
-	"github.com/studio-bridge/studio-bridge/test/testutil"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 var (
-	binary    string // the studio-bridge executable built by TestMain
-	setupErr  error  // why the emulator cannot run here, reported by every test
+	setupErr  error // why the emulator cannot run here, reported by every test
 	nodePath  string
 	fixture   fixtureFile
 	rawFix    []byte
@@ -53,29 +50,15 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "studio-bridge-emulator-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "emulator e2e:", err)
-		os.Exit(1)
-	}
-	code := run(m, dir)
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func run(m *testing.M, dir string) int {
 	emulatorD, _ = os.Getwd()
 	setupErr = checkNode()
-	if setupErr == nil {
-		binary, setupErr = testutil.BuildBinary(dir)
-	}
 	if setupErr == nil {
 		rawFix, setupErr = os.ReadFile(filepath.Join(emulatorD, "fixtures", "default.json"))
 		if setupErr == nil {
 			setupErr = json.Unmarshal(rawFix, &fixture)
 		}
 	}
-	return m.Run()
+	os.Exit(kit.Main(m))
 }
 
 func checkNode() error {
@@ -110,93 +93,25 @@ func requireSetup(t *testing.T) {
 // ---------------------------------------------------------------------------
 // processes
 
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	output *buffer
-	done   chan struct{}
-}
-
-func childEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "STUDIO_BRIDGE_") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
+// proc is a process (studio-bridge or an emulated Studio window) running in
+// test/emulator, its stdout and stderr in one log, with a stdin for
+// emulator commands (proc.Send).
+type proc = kit.Proc
 
 func startProc(t *testing.T, name string, path string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, output: &buffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(path, args...)
-	p.cmd.Dir = emulatorD
-	p.cmd.Env = childEnv()
-	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
-	stdin, err := p.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stdin = stdin
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-p.done:
-			case <-time.After(5 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-p.done
-			}
-		}
-		if t.Failed() {
-			t.Logf("--- %s (%s):\n%s", p.name, strings.Join(args, " "), p.output.String())
-		}
-	})
-	return p
-}
-
-// send writes one command line to an emulator's stdin.
-func (p *proc) send(t *testing.T, line string) {
-	t.Helper()
-	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
-		t.Fatalf("%s: write %q: %v", p.name, line, err)
-	}
+	return kit.Start(t, name, kit.Options{Dir: emulatorD, Combined: true, Stdin: true}, path, args...)
 }
 
 // freePort is a loopback port that was free a moment ago.
-var freePort = testutil.FreePort
+var freePort = kit.FreePort
+
+// waitFor polls ok until it holds, failing the test after d.
+var waitFor = kit.WaitFor
 
 func startServe(t *testing.T, name string, port int) *proc {
 	t.Helper()
-	p := startProc(t, name, binary, "serve", "--port", strconv.Itoa(port))
+	p := startProc(t, name, kit.Binary(t), "serve", "--port", strconv.Itoa(port))
 	waitFor(t, 10*time.Second, name+" serving /health", func() bool {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
 		if err != nil {
@@ -212,17 +127,6 @@ func startServe(t *testing.T, name string, port int) *proc {
 func startStudio(t *testing.T, name string, port int, args ...string) *proc {
 	t.Helper()
 	return startProc(t, name, nodePath, append([]string{"bin/studio.mjs", "--port", strconv.Itoa(port)}, args...)...)
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 func connect(t *testing.T, port int) *bridge.Bridge {
@@ -496,9 +400,9 @@ func emulatorPixel(x, y, w, h int) color.NRGBA {
 // cli runs the studio-bridge binary as a user would, against the host on port.
 func cli(t *testing.T, port int, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(kit.Binary(t), args...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(childEnv(), "STUDIO_BRIDGE_PORT="+strconv.Itoa(port), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -796,7 +700,7 @@ func TestEditWindowEveryAction(t *testing.T) {
 		events := b.Events(ctx, id)
 		mustCall(t, b, id, "subscribe", map[string]any{"events": []string{"log"}}, nil)
 		for i := 1; i <= 3; i++ {
-			studio.send(t, "print follow "+strconv.Itoa(i))
+			studio.Send(t, "print follow "+strconv.Itoa(i))
 		}
 		var seqs []int64
 		var bodies []string
@@ -849,7 +753,7 @@ func TestRunMode(t *testing.T) {
 	b := connect(t, port)
 	edit := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit)[protocol.ContextEdit]
 
-	studio.send(t, "run")
+	studio.Send(t, "run")
 	all := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit, protocol.ContextServer)
 	if all[protocol.ContextEdit].SessionID != edit.SessionID {
 		t.Errorf("the edit session changed when Run started")
@@ -879,7 +783,7 @@ func TestRunMode(t *testing.T) {
 		t.Errorf("RunService in the Run DataModel: %+v", r)
 	}
 
-	studio.send(t, "stop")
+	studio.Send(t, "stop")
 	waitFor(t, 10*time.Second, "the Run server session to end", func() bool {
 		for _, s := range sessions(t, b) {
 			if s.InstanceID == "E2E-RUN" && s.Context == protocol.ContextServer {
@@ -918,7 +822,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 	// Output lines of every level, in every DataModel of the window.
 	outputLines := []logLine{{"Print", "p2e one"}, {"Warning", "p2e two"}, {"Error", "p2e three"}, {"Info", "p2e four"}, {"Print", "p2e five"}}
 	for _, l := range outputLines {
-		studio.send(t, map[string]string{"Print": "print", "Warning": "warn", "Error": "error", "Info": "info"}[l.Level]+" "+l.Body)
+		studio.Send(t, map[string]string{"Print": "print", "Warning": "warn", "Error": "error", "Info": "info"}[l.Level]+" "+l.Body)
 	}
 
 	for _, c := range protocol.Contexts {
@@ -1032,7 +936,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		watch := b.WatchSessions(ctx)
-		studio.send(t, "pause")
+		studio.Send(t, "pause")
 		seen := map[protocol.Context]bool{}
 		timeout := time.After(15 * time.Second)
 		for !(seen[protocol.ContextServer] && seen[protocol.ContextEdit]) {
@@ -1045,7 +949,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 				t.Fatalf("no Paused state events, saw %v", seen)
 			}
 		}
-		studio.send(t, "resume")
+		studio.Send(t, "resume")
 	})
 }
 
@@ -1053,19 +957,15 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	requireSetup(t)
 	port := freePort(t)
 	host := startServe(t, "serve-host", port)
-	standby := startProc(t, "serve-standby", binary, "serve", "--port", strconv.Itoa(port))
+	standby := startProc(t, "serve-standby", kit.Binary(t), "serve", "--port", strconv.Itoa(port))
 	waitFor(t, 10*time.Second, "the standby to join", func() bool {
-		return strings.Contains(standby.output.String(), "standing by")
+		return strings.Contains(standby.Stdout.String(), "standing by")
 	})
 	startStudio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-FAILOVER", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
-	killed := time.Now()
-	if err := host.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-host.done
+	killed := host.Kill(t)
 
 	var served time.Duration
 	waitFor(t, 20*time.Second, "all three sessions back with their ids", func() bool {

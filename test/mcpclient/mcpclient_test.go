@@ -11,23 +11,23 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
-	"github.com/studio-bridge/studio-bridge/test/testutil"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
+func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
+
+// build returns the studio-bridge binary, checking first that the official
+// client's Node packages are here.
 func build(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Fatalf("the MCP client check needs its Node packages: run `npm ci --prefix test/mcpclient` (%v)", err)
 	}
-	bin, err := testutil.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return kit.Binary(t)
 }
 
 // freePort is a loopback port that was free a moment ago.
-var freePort = testutil.FreePort
+var freePort = kit.FreePort
 
 func window(t *testing.T, port int, instance string) {
 	t.Helper()
@@ -44,6 +44,7 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "check.mjs", "--bin", bin, "--port", strconv.Itoa(port),
 		"--transport", transport, "--scenario", scenario, "--expect", expect)
+	cmd.Env = kit.ChildEnv(t)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
@@ -78,20 +79,8 @@ func emulatedWindow(t *testing.T, port int, instance string) {
 	if _, err := os.Stat(filepath.Join("..", "emulator", "node_modules", "luau-web")); err != nil {
 		t.Fatalf("the emulator needs its Node packages: run `npm ci --prefix test/emulator` (%v)", err)
 	}
-	cmd := exec.Command("node", filepath.Join("..", "emulator", "bin", "studio.mjs"), "--port", strconv.Itoa(port),
-		"--instance", instance, "--quiet")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("emulator %s stderr:\n%s", instance, stderr.String())
-		}
-	})
+	kit.Start(t, "emulator "+instance, kit.Options{Combined: true}, "node", filepath.Join("..", "emulator", "bin", "studio.mjs"),
+		"--port", strconv.Itoa(port), "--instance", instance, "--quiet")
 }
 
 // TestOfficialClientAgainstTheEmulator is the check that matters most: the

@@ -1,0 +1,71 @@
+package kit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// exe is the suffix of executables here.
+var exe = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
+// BuildBinary builds the studio-bridge command into dir as a release is
+// built (see Taskfile.yml: static, without urfave/cli's man-page support)
+// and returns its path.
+func BuildBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "studio-bridge"+exe)
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "github.com/studio-bridge/studio-bridge/cmd/studio-bridge")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &BuildError{Err: err, Output: string(out)}
+	}
+	return bin, nil
+}
+
+// BuildError is a failed build, with the compiler's output.
+type BuildError struct {
+	Err    error
+	Output string
+}
+
+func (e *BuildError) Error() string {
+	return "go build studio-bridge: " + e.Err.Error() + "\n" + e.Output
+}
+
+// The binary is built once per test binary, on first use, so that a run
+// that needs no process (go test without -bench in test/bench) builds
+// nothing.
+var (
+	buildOnce sync.Once
+	buildDir  string
+	binPath   string
+	buildErr  error
+)
+
+// Binary returns the path of a studio-bridge built for this test run,
+// building it on the first call. A failed build fails tb.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "studio-bridge-test-"); buildErr == nil {
+			binPath, buildErr = BuildBinary(buildDir)
+		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Main runs the tests and removes the binary Binary built. A package's
+// TestMain is `os.Exit(kit.Main(m))`.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	return code
+}
