@@ -22,6 +22,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // testBed is a host, a joined client and one well-behaved fake plugin: the
@@ -53,13 +54,13 @@ func newTestBed(t *testing.T) *testBed {
 
 func newTestBedWith(t *testing.T, opts Options) *testBed {
 	t.Helper()
-	tb := &testBed{port: freePort(t)}
+	tb := &testBed{port: kit.FreePort(t)}
 	tb.host = connectWith(t, tb.port, opts)
 	tb.client = connectWith(t, tb.port, opts)
 	if tb.host.Role() != RoleHost || tb.client.Role() != RoleClient {
 		t.Fatalf("roles: host %s, client %s", tb.host.Role(), tb.client.Role())
 	}
-	tb.plugin, tb.sid = startPlugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "good", PlaceName: "Good Place", Handler: echoHandler})
+	tb.plugin, tb.sid = kit.Plugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "good", PlaceName: "Good Place", Handler: echoHandler})
 	waitSessions(t, tb.client, 1)
 	return tb
 }
@@ -729,14 +730,7 @@ func TestSilentPluginEvicted(t *testing.T) {
 	defer cancel()
 	events := tb.host.WatchSessions(ctx)
 
-	silent := fakeplugin.Start(fakeplugin.Config{Port: tb.port, InstanceID: "silent", NoPong: true, NoReconnect: true})
-	t.Cleanup(silent.Close)
-	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
-	defer wcancel()
-	sid, err := silent.WaitWelcome(wctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	silent, sid := kit.Plugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "silent", NoPong: true, NoReconnect: true})
 	welcomed := time.Now()
 	timeout := time.After(5 * time.Second)
 	for {
@@ -1091,7 +1085,7 @@ func TestPluginMisbehavingMidRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, sid := startPlugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "bad-" + strings.ReplaceAll(tt.name, " ", "-"), NoReconnect: true,
+			p, sid := kit.Plugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "bad-" + strings.ReplaceAll(tt.name, " ", "-"), NoReconnect: true,
 				Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Raw: tt.raw} }})
 			waitSessionState(t, tb.client, sid, true)
 			start := time.Now()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // Performance targets (docs/performance.md): an action round trip from a
@@ -62,9 +62,9 @@ func benchCalls(b *testing.B, c Conn, sid string) {
 // BenchmarkCallHost: the caller is the host process itself (host → plugin →
 // host), over a real loopback WebSocket to the fake plugin.
 func BenchmarkCallHost(b *testing.B) {
-	port := freePort(b)
+	port := kit.FreePort(b)
 	host := connect(b, port)
-	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
 	benchCalls(b, host, sid)
 }
 
@@ -73,13 +73,13 @@ func BenchmarkCallHost(b *testing.B) {
 // loopback sockets, so the figure is the protocol's cost without process
 // scheduling across address spaces (see test/bench for that).
 func BenchmarkCallClient(b *testing.B) {
-	port := freePort(b)
+	port := kit.FreePort(b)
 	connect(b, port)
 	client := connect(b, port)
 	if client.Role() != RoleClient {
 		b.Fatalf("second bridge is %s, want client", client.Role())
 	}
-	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
 	benchCalls(b, client, sid)
 }
 
@@ -87,10 +87,10 @@ func BenchmarkCallClient(b *testing.B) {
 // concurrently (the shape of an MCP server serving parallel tool calls). The
 // latency percentiles are per call under that load.
 func BenchmarkCallClientParallel(b *testing.B) {
-	port := freePort(b)
+	port := kit.FreePort(b)
 	connect(b, port)
 	client := connect(b, port)
-	_, sid := startPlugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
 	ctx := context.Background()
 	var mu sync.Mutex
 	all := benchutil.NewSamples(b.N)
@@ -118,45 +118,17 @@ func BenchmarkCallClientParallel(b *testing.B) {
 	all.Report(b, "")
 }
 
-// startPlugins registers n fake plugin sessions, each its own Studio
-// instance, connecting them concurrently.
-func startPlugins(b *testing.B, port, n int) {
-	b.Helper()
-	plugins := make([]*fakeplugin.Plugin, n)
-	for i := range plugins {
-		plugins[i] = fakeplugin.Start(fakeplugin.Config{
-			Port: port, InstanceID: fmt.Sprintf("studio-%04d", i), PlaceName: fmt.Sprintf("Place %d", i),
-			PlaceID: int64(1000 + i), GameID: int64(2000 + i), Capabilities: []string{"exec", "query", "logs", "screenshot"},
-			Handler: benchHandler, RetryDelays: []time.Duration{50 * time.Millisecond},
-		})
-	}
-	b.Cleanup(func() {
-		var wg sync.WaitGroup
-		for _, p := range plugins {
-			wg.Go(p.Close)
-		}
-		wg.Wait()
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, p := range plugins {
-		if _, err := p.WaitWelcome(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkSessionsJSON: with 1,000 registered sessions, a joined client
 // lists them (Sessions) and JSON-encodes the list as `sessions --json` does.
 // The host is older than ResolveGrace, so Sessions answers from the mirror
 // without waiting for late plugins.
 func BenchmarkSessionsJSON(b *testing.B) {
 	const n = 1000
-	port := freePort(b)
+	port := kit.FreePort(b)
 	started := time.Now()
 	connect(b, port)
 	client := connect(b, port)
-	startPlugins(b, port, n)
+	kit.Fleet(b, port, n, benchHandler, kit.FastRetry, true)
 	waitSessions(b, client, n)
 	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 
@@ -201,10 +173,10 @@ func BenchmarkSessionsJSON(b *testing.B) {
 // leave.
 func BenchmarkJoinListLeave(b *testing.B) {
 	const n = 1000
-	port := freePort(b)
+	port := kit.FreePort(b)
 	started := time.Now()
 	connect(b, port)
-	startPlugins(b, port, n)
+	kit.Fleet(b, port, n, benchHandler, kit.FastRetry, true)
 	waitSessions(b, connect(b, port), n)
 	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 	ctx := context.Background()

@@ -15,17 +15,18 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	client := connect(t, port)
 	if host.Role() != RoleHost || client.Role() != RoleClient {
 		t.Fatalf("roles: %s, %s", host.Role(), client.Role())
 	}
 	big := strings.Repeat("é", 300_000)
-	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 		switch action {
 		case "exec":
 			return fakeplugin.Reply{Progress: []any{"line 1", "line 2"}, Payload: map[string]any{"success": true}}
@@ -75,10 +76,10 @@ func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
 }
 
 func TestTimeoutCancelsAtThePlugin(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	client := connect(t, port)
-	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Stall: true}
 	}})
 	waitSessions(t, client, 1)
@@ -102,10 +103,10 @@ func TestTimeoutCancelsAtThePlugin(t *testing.T) {
 }
 
 func TestPluginVanishingMidRequest(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	client := connect(t, port)
-	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", NoReconnect: true, Handler: func(string, json.RawMessage) fakeplugin.Reply {
+	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", NoReconnect: true, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Drop: true}
 	}})
 	waitSessions(t, client, 1)
@@ -118,14 +119,14 @@ func TestPluginVanishingMidRequest(t *testing.T) {
 }
 
 func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	c1 := connect(t, port)
 	c2 := connect(t, port)
 	release := make(chan struct{})
 	defer close(release)
 	var once sync.Once
-	_, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
 		if action == "exec" {
 			return fakeplugin.Reply{Stall: true}
 		}
@@ -184,10 +185,10 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 }
 
 func TestGracefulHandOff(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	client := connect(t, port)
-	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
 	if err := host.Close(); err != nil {
 		t.Fatal(err)
@@ -214,14 +215,14 @@ func TestGracefulHandOff(t *testing.T) {
 // with SHUTTING_DOWN, and a process that starts meanwhile both wait for the
 // new host rather than fail.
 func TestHandOffWaitsForRelayedCalls(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	c1 := connect(t, port)
 	c2 := connect(t, port)
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	releaseExec := func() { releaseOnce.Do(func() { close(release) }) }
-	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
 		if action == "exec" {
 			<-release
 			return fakeplugin.Reply{Payload: "done"}
@@ -321,7 +322,7 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 }
 
 func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	b := connect(t, port)
 	time.AfterFunc(100*time.Millisecond, func() {
 		p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A"})
@@ -334,10 +335,10 @@ func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
 }
 
 func TestEventsReachWatchers(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	client := connect(t, port)
-	p, sid := startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -374,7 +375,7 @@ func TestEventsReachWatchers(t *testing.T) {
 }
 
 func TestStrangerOnThePort(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	srv := startStranger(t, port)
 	defer srv.Close()
 	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t)})
@@ -393,7 +394,7 @@ func TestStrangerOnThePort(t *testing.T) {
 // up yet starts anyway, reports the host unavailable, and joins once the host
 // comes.
 func TestLazyConnectWaitsForTheHost(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
 	if _, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond}); protocol.CodeOf(err) != protocol.CodeHostUnavailable {
 		t.Fatalf("an eager connect must fail at once: %v", err)
@@ -428,30 +429,12 @@ func TestLazyConnectWaitsForTheHost(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestHostWarnsAboutAnOlderPlugin: a plugin older than the one the binary
 // installs gets a warning that says how to update it; a current, newer or unversioned one
 // does not.
 func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
-	var logs lockedBuffer
-	port := freePort(t)
+	var logs kit.Buffer
+	port := kit.FreePort(t)
 	host, err := Connect(context.Background(), Options{Port: port, Version: "9.9.9", PluginVersion: "1.2.0", Grace: time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
@@ -480,7 +463,7 @@ func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 // host does not know the plugins yet; a call naming one of them waits for it
 // to re-register (within the grace) instead of failing "Session not found".
 func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -520,11 +503,11 @@ func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
 // host's resolution grace ends as soon as every session the old host had
 // is back, rather than after the full grace.
 func TestGraceEndsWhenTheLostHostsSessionsReturn(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := connect(t, port)
 	c := connectWith(t, port, Options{Grace: 10 * time.Second})
-	startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
-	startPlugin(t, fakeplugin.Config{Port: port, InstanceID: "B"})
+	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
+	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "B"})
 	waitSessions(t, host, 2)
 	for len(c.hub.ids()) != 2 { // c's mirror; its own Sessions would wait out its grace
 		time.Sleep(5 * time.Millisecond)

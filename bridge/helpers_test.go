@@ -10,16 +10,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
-	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
-	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
-
-// freePort is a loopback port that was free a moment ago.
-var freePort = kit.FreePort
 
 func testLog(t testing.TB) *slog.Logger {
 	if os.Getenv("BRIDGE_TEST_LOG") != "" {
@@ -42,22 +37,6 @@ func connect(t testing.TB, port int) *Bridge {
 	}
 	t.Cleanup(func() { b.Kill() })
 	return b
-}
-
-func startPlugin(t testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
-	t.Helper()
-	if cfg.RetryDelays == nil {
-		cfg.RetryDelays = []time.Duration{50 * time.Millisecond}
-	}
-	p := fakeplugin.Start(cfg)
-	t.Cleanup(p.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	id, err := p.WaitWelcome(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, id
 }
 
 // waitSessions waits until b lists exactly n sessions.

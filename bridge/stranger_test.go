@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func startStranger(t *testing.T, port int) *http.Server {
@@ -31,7 +32,7 @@ func startStranger(t *testing.T, port int) *http.Server {
 // older host that speaks none of its protocol versions) ends Connect at once
 // with the host's reason, instead of retrying until JoinTimeout.
 func TestRefusedJoinFailsAtOnce(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		t.Fatal(err)

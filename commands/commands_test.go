@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,25 +17,20 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := kit.FreePort(t)
 	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Kill() })
-	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
+	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio})
 	s, err := b.Resolve(context.Background(), bridge.Target{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"image/png"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -34,12 +34,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := kit.FreePort(t)
 	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -50,15 +45,8 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) plugin(t *testing.T, instance string, ctx protocol.Context, state protocol.State) string {
 	t.Helper()
-	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: instance, Context: ctx, State: state,
-		PlaceName: "Place", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
-	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	id, err := p.WaitWelcome(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: instance, Context: ctx, State: state,
+		PlaceName: "Place", Handler: fakeplugin.Studio})
 	return id
 }
 
@@ -586,15 +574,8 @@ func TestResourceListChanged(t *testing.T) {
 		}
 	}
 
-	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
-		PlaceName: "Place", Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	defer wcancel()
-	id, err := p.WaitWelcome(wctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
+		PlaceName: "Place", Handler: fakeplugin.Studio})
 	uri := sessionURIPrefix + id + "/logs"
 	expect("a session connecting", uri, true)
 	p.Close()
@@ -604,14 +585,8 @@ func TestResourceListChanged(t *testing.T) {
 // TestTimeoutOption: the global --timeout reaches every tool call.
 func TestTimeoutOption(t *testing.T) {
 	w := newWorld(t)
-	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "slow", RetryDelays: []time.Duration{50 * time.Millisecond},
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "slow",
 		Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }})
-	t.Cleanup(p.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := p.WaitWelcome(ctx); err != nil {
-		t.Fatal(err)
-	}
 	cs := w.client(t, Options{Timeout: 300 * time.Millisecond})
 	start := time.Now()
 	res := call(t, cs, "studio_exec", map[string]any{"script": "while true do task.wait() end"})

@@ -2,13 +2,10 @@ package bench
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -20,24 +17,6 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
-
-// bareBinary builds a Go program that does nothing: the floor for process
-// start-up on this machine.
-func bareBinary(b *testing.B) string {
-	b.Helper()
-	dir := b.TempDir()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(dir, "bare")
-	cmd := exec.Command("go", "build", "-o", bin, src)
-	cmd.Env = append(os.Environ(), "GO111MODULE=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build bare binary: %v\n%s", err, out)
-	}
-	return bin
-}
 
 func timeRuns(b *testing.B, n int, name string, args ...string) []time.Duration {
 	b.Helper()
@@ -59,17 +38,11 @@ func timeRuns(b *testing.B, n int, name string, args ...string) []time.Duration 
 // nothing and to `studio-bridge --version`. Targets: median under 25 ms,
 // within 3x of the bare binary.
 func BenchmarkColdExec(b *testing.B) {
-	port := freePort(b)
+	port := kit.FreePort(b)
 	startServe(b, port)
 	waitHealth(b, port, 10*time.Second, "host up", func(bridge.Health) bool { return true })
-	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio})
-	b.Cleanup(p.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := p.WaitWelcome(ctx); err != nil {
-		b.Fatal(err)
-	}
-	bin, bare := kit.Binary(b), bareBinary(b)
+	kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio})
+	bin, bare := kit.Binary(b), kit.Build(b, "test/bench/bare")
 	timeRuns(b, 3, bin, "--port", strconv.Itoa(port), "exec", "print(1)") // warm the page cache
 	const runs = 31
 	b.ResetTimer()
@@ -94,7 +67,7 @@ func BenchmarkColdExec(b *testing.B) {
 // end to end and checks that every line arrived, in order.
 func BenchmarkFollowThroughput(b *testing.B) {
 	const lines = 200_000
-	port := freePort(b)
+	port := kit.FreePort(b)
 	startServe(b, port)
 	waitHealth(b, port, 10*time.Second, "host up", func(bridge.Health) bool { return true })
 	var plugin atomic.Pointer[fakeplugin.Plugin]
@@ -107,7 +80,7 @@ func BenchmarkFollowThroughput(b *testing.B) {
 			}
 		}
 	}
-	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+	p, _ := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 		switch action {
 		case "subscribe":
 			go flood()
@@ -118,12 +91,6 @@ func BenchmarkFollowThroughput(b *testing.B) {
 		return fakeplugin.Reply{Payload: map[string]any{}}
 	}})
 	plugin.Store(p)
-	b.Cleanup(p.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := p.WaitWelcome(ctx); err != nil {
-		b.Fatal(err)
-	}
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(kit.Binary(b), "--port", strconv.Itoa(port), "logs", "--follow", "--json")
 		cmd.Env = childEnv(b)

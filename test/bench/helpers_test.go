@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,9 +18,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
-
-// freePort is a loopback port that was free a moment ago.
-var freePort = kit.FreePort
 
 // childEnv is the environment of a studio-bridge child (kit.ChildEnv).
 // BENCH_SERVE_GODEBUG, when set, becomes the GODEBUG of the children (e.g.
@@ -121,37 +117,6 @@ var benchStateReply = json.RawMessage(`{"state":"Edit","placeName":"Benchmark Pl
 
 func benchHandler(string, json.RawMessage) fakeplugin.Reply {
 	return fakeplugin.Reply{Payload: benchStateReply}
-}
-
-// startPlugins starts n fake plugins, each its own Studio instance; Cleanup
-// closes them. With wait it waits for every welcome.
-func startPlugins(b *testing.B, port, n int, retry []time.Duration, wait bool) []*fakeplugin.Plugin {
-	b.Helper()
-	plugins := make([]*fakeplugin.Plugin, n)
-	for i := range plugins {
-		plugins[i] = fakeplugin.Start(fakeplugin.Config{
-			Port: port, InstanceID: fmt.Sprintf("studio-%04d", i), PlaceName: fmt.Sprintf("Place %d", i),
-			PlaceID: int64(1000 + i), GameID: int64(2000 + i), Capabilities: []string{"exec", "query", "logs", "screenshot"},
-			Handler: benchHandler, RetryDelays: retry,
-		})
-	}
-	b.Cleanup(func() {
-		var wg sync.WaitGroup
-		for _, p := range plugins {
-			wg.Go(p.Close)
-		}
-		wg.Wait()
-	})
-	if wait {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		for _, p := range plugins {
-			if _, err := p.WaitWelcome(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	return plugins
 }
 
 // join connects this process to the host on port as a client.

@@ -35,18 +35,11 @@ import (
 // plugin. Each op is one "state" call: bench process → host process → fake
 // plugin (bench process) → host process → bench process.
 func BenchmarkRoundTripProcess(b *testing.B) {
-	port := freePort(b)
+	port := kit.FreePort(b)
 	host := startServe(b, port)
 	servingHost(b, host, port)
-	plugin := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-	b.Cleanup(plugin.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	sid, err := plugin.WaitWelcome(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	ctx := context.Background()
 	client := join(b, port)
 
 	for range 200 { // warm up
@@ -86,7 +79,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 		cliRuns  = 21
 	)
 	ensureFDs(b, 2*(nPlugins+nClients)+512)
-	port := freePort(b)
+	port := kit.FreePort(b)
 	host := startServe(b, port)
 	servingHost(b, host, port)
 	baseRSS, _ := memMB(b, host.PID())
@@ -98,7 +91,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 	}
 	joinTime := time.Since(t0)
 	t0 = time.Now()
-	startPlugins(b, port, nPlugins, []time.Duration{250 * time.Millisecond}, true)
+	kit.Fleet(b, port, nPlugins, benchHandler, []time.Duration{250 * time.Millisecond}, true)
 	registerTime := time.Since(t0)
 	hh := waitHealth(b, port, 30*time.Second, "1,000 sessions and 100 clients", func(h bridge.Health) bool {
 		return h.Sessions == nPlugins && h.Clients == nClients
@@ -243,7 +236,7 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 		}
 	}()
 	// Each round's processes and plugins go away before the next starts.
-	port := freePort(b)
+	port := kit.FreePort(b)
 	host := startServe(b, port)
 	cleanups = append(cleanups, host.Stop)
 	servingHost(b, host, port)

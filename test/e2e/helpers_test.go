@@ -43,7 +43,7 @@ func serve(t *testing.T, name string, port int, wantHost bool) *proc {
 	if wantHost {
 		want = "host is serving"
 	}
-	waitFor(t, 10*time.Second, name+" to report "+strconv.Quote(want), func() bool {
+	kit.WaitFor(t, 10*time.Second, name+" to report "+strconv.Quote(want), func() bool {
 		if !p.Running() {
 			t.Fatalf("%s exited early (%v); stderr:\n%s", name, p.State, p.Stderr.String())
 		}
@@ -106,12 +106,6 @@ func sessionsJSON(t *testing.T, args ...string) []commands.SessionView {
 	return data.Sessions
 }
 
-// freePort is a loopback port that was free a moment ago.
-var freePort = kit.FreePort
-
-// waitFor polls cond until it holds or d passes.
-var waitFor = kit.WaitFor
-
 // health asks the port's /health.
 func health(port int) (h bridge.Health, err error) {
 	err = kit.Health(port, &h)
@@ -158,16 +152,8 @@ func startPlugin(t *testing.T, port int, instance string, ctx protocol.Context, 
 		PlaceName: "Place " + instance, PlaceID: 1000, GameID: 2000, PluginVersion: "0.1.0-dev",
 		Capabilities: []string{"exec", "logs"}, Handler: handler(name), RetryDelays: fakeRetry,
 	}
-	p := &plugin{Plugin: fakeplugin.Start(cfg), name: name, cfg: cfg}
-	t.Cleanup(p.Close)
-	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	id, err := p.WaitWelcome(wctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.id = id
-	return p
+	fp, id := kit.Plugin(t, cfg)
+	return &plugin{Plugin: fp, name: name, id: id, cfg: cfg}
 }
 
 // studio starts the standard fleet: instance A in Edit mode (one edit

@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // TestTopologyAndCalls runs one host, two standby clients and four plugin
@@ -18,7 +19,7 @@ import (
 // client), then checks every viewpoint lists all four sessions and that
 // actions from client processes reach the right plugin.
 func TestTopologyAndCalls(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	p := strconv.Itoa(port)
 	host := serve(t, "host", port, true)
 	standby1 := serve(t, "standby-1", port, false)
@@ -111,7 +112,7 @@ func TestTopologyAndCalls(t *testing.T) {
 		c := start(t, "call progress", nil, "call", "--port", p, "--session", pl.id, "progress")
 		// The plugin pauses 700 ms after its progress lines: they must be on
 		// stdout while the call is still running.
-		waitFor(t, 10*time.Second, "progress lines on stdout", func() bool {
+		kit.WaitFor(t, 10*time.Second, "progress lines on stdout", func() bool {
 			return strings.Contains(c.Stdout.String(), `"line 2"`)
 		})
 		if !c.Running() || strings.Contains(c.Stdout.String(), "success") {
@@ -156,7 +157,7 @@ func TestTopologyAndCalls(t *testing.T) {
 	// its DataModel.
 	t.Run("context routes within one instance", func(t *testing.T) {
 		byName(ps, "A/edit").Close()
-		waitFor(t, 5*time.Second, "A to disconnect", func() bool {
+		kit.WaitFor(t, 5*time.Second, "A to disconnect", func() bool {
 			h, err := health(port)
 			return err == nil && h.Sessions == 3
 		})
@@ -180,12 +181,12 @@ func TestTopologyAndCalls(t *testing.T) {
 // TestKill9Failover kills the host with SIGKILL: a standby must be serving
 // every plugin again, under the same session ids, within 2 s.
 func TestKill9Failover(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := serve(t, "host", port, true)
 	standby1 := serve(t, "standby-1", port, false)
 	standby2 := serve(t, "standby-2", port, false)
 	ps := studio(t, port)
-	waitFor(t, 5*time.Second, "2 clients and 4 sessions on the host", func() bool {
+	kit.WaitFor(t, 5*time.Second, "2 clients and 4 sessions on the host", func() bool {
 		h, err := health(port)
 		return err == nil && h.Sessions == 4 && h.Clients == 2
 	})
@@ -193,7 +194,7 @@ func TestKill9Failover(t *testing.T) {
 	killed := host.Kill(t)
 	var newHost *proc
 	var hostAt, servedAt time.Duration
-	waitFor(t, 10*time.Second, "a standby to serve all 4 plugins", func() bool {
+	kit.WaitFor(t, 10*time.Second, "a standby to serve all 4 plugins", func() bool {
 		h, err := health(port)
 		if err != nil {
 			return false
@@ -230,7 +231,7 @@ func TestKill9Failover(t *testing.T) {
 	if newHost == standby1 {
 		other = standby2
 	}
-	waitFor(t, 5*time.Second, other.Name+" to rejoin as a client", func() bool {
+	kit.WaitFor(t, 5*time.Second, other.Name+" to rejoin as a client", func() bool {
 		h, err := health(port)
 		return err == nil && h.Clients == 1 && h.PID == newHost.PID()
 	})
@@ -247,7 +248,7 @@ func TestKill9Failover(t *testing.T) {
 // TestInFlightExecDuringKill9: a call in flight when the host dies fails at
 // once with the unknown-outcome error, not at its timeout.
 func TestInFlightExecDuringKill9(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	p := strconv.Itoa(port)
 	host := serve(t, "host", port, true)
 	serve(t, "standby", port, false)
@@ -255,7 +256,7 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 
 	// Started after the serve processes, the call process is a client.
 	call := start(t, "call exec", nil, "call", "--port", p, "--session", pl.id, "exec", "{}")
-	waitFor(t, 10*time.Second, "the plugin to receive exec", func() bool {
+	kit.WaitFor(t, 10*time.Second, "the plugin to receive exec", func() bool {
 		for _, r := range pl.Requests() {
 			if r.Action == "exec" {
 				return true
@@ -285,11 +286,11 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 // TestGracefulShutdownHandsOver: SIGTERM on the host hands the port to a
 // standby and tells plugins, which re-register under the same ids.
 func TestGracefulShutdownHandsOver(t *testing.T) {
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := serve(t, "host", port, true)
 	standby := serve(t, "standby", port, false)
 	ps := studio(t, port)
-	waitFor(t, 5*time.Second, "4 sessions on the host", func() bool {
+	kit.WaitFor(t, 5*time.Second, "4 sessions on the host", func() bool {
 		h, err := health(port)
 		return err == nil && h.Sessions == 4 && h.Clients == 1
 	})
@@ -299,7 +300,7 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 	if code := host.Wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("host exited %d after SIGTERM, want 0:\n%s", code, host.Stderr.String())
 	}
-	waitFor(t, 10*time.Second, "the standby to serve all 4 plugins", func() bool {
+	kit.WaitFor(t, 10*time.Second, "the standby to serve all 4 plugins", func() bool {
 		h, err := health(port)
 		return err == nil && h.PID == standby.PID() && h.Sessions == 4
 	})
@@ -322,7 +323,7 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 // TestPortSelection: a stranger on the port is named, --port and
 // STUDIO_BRIDGE_PORT pick another port, --remote joins as a client only.
 func TestPortSelection(t *testing.T) {
-	strangerPort := freePort(t)
+	strangerPort := kit.FreePort(t)
 	sp := strconv.Itoa(strangerPort)
 	stranger := startStranger(t, strangerPort)
 	defer stranger.Close()
@@ -349,7 +350,7 @@ func TestPortSelection(t *testing.T) {
 		})
 	}
 
-	port := freePort(t)
+	port := kit.FreePort(t)
 	p := strconv.Itoa(port)
 	host := serve(t, "host", port, true)
 	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
@@ -392,7 +393,7 @@ func TestPortSelection(t *testing.T) {
 	}
 
 	t.Run("--remote with no host fails fast", func(t *testing.T) {
-		dead := freePort(t)
+		dead := kit.FreePort(t)
 		d := strconv.Itoa(dead)
 		for _, args := range [][]string{
 			{"sessions", "--remote", "127.0.0.1:" + d},
@@ -423,7 +424,7 @@ func TestPortSelection(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	p := strconv.Itoa(freePort(t))
+	p := strconv.Itoa(kit.FreePort(t))
 	for _, tt := range []struct {
 		args []string
 		want []string
@@ -454,7 +455,7 @@ func TestUsageErrors(t *testing.T) {
 // checks each kept its session id.
 func assertReRegistered(t *testing.T, ps []*plugin) {
 	t.Helper()
-	waitFor(t, 5*time.Second, "every plugin to be welcomed again", func() bool {
+	kit.WaitFor(t, 5*time.Second, "every plugin to be welcomed again", func() bool {
 		for _, pl := range ps {
 			if pl.Connects() < 2 {
 				return false

@@ -20,7 +20,7 @@ import (
 // person sees.
 func TestTerminalInAPseudoTerminal(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--quiet")
 	scr, keys, ctrlD := startTerminal(t, port)
@@ -65,7 +65,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 // found" for ever.
 func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	studio := startStudio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	b := connect(t, port)
@@ -100,7 +100,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 // emulated Studio window, as the real executable would start Studio.
 func TestLaunchStartsStudio(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "RobloxStudio")
 	// the script notes its pid, which exec hands to the emulator, so that

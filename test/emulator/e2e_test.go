@@ -103,16 +103,10 @@ func startProc(t *testing.T, name string, path string, args ...string) *proc {
 	return kit.Start(t, name, kit.Options{Dir: emulatorD, Combined: true, Stdin: true}, path, args...)
 }
 
-// freePort is a loopback port that was free a moment ago.
-var freePort = kit.FreePort
-
-// waitFor polls ok until it holds, failing the test after d.
-var waitFor = kit.WaitFor
-
 func startServe(t *testing.T, name string, port int) *proc {
 	t.Helper()
 	p := startProc(t, name, kit.Binary(t), "serve", "--port", strconv.Itoa(port))
-	waitFor(t, 10*time.Second, name+" serving /health", func() bool {
+	kit.WaitFor(t, 10*time.Second, name+" serving /health", func() bool {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
 		if err != nil {
 			return false
@@ -157,7 +151,7 @@ func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
 func waitSessions(t *testing.T, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
 	t.Helper()
 	var got map[protocol.Context]protocol.SessionInfo
-	waitFor(t, 20*time.Second, fmt.Sprintf("sessions %v of instance %s", contexts, instance), func() bool {
+	kit.WaitFor(t, 20*time.Second, fmt.Sprintf("sessions %v of instance %s", contexts, instance), func() bool {
 		got = map[protocol.Context]protocol.SessionInfo{}
 		for _, s := range sessions(t, b) {
 			if s.InstanceID == instance {
@@ -482,7 +476,7 @@ func checkPNGScreenshot(t *testing.T, port int, extra ...string) {
 
 func TestEditWindowEveryAction(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	studio := startStudio(t, "studio", port, "--instance", "E2E-EDIT")
 	b := connect(t, port)
@@ -747,7 +741,7 @@ func mustJSON(v any) json.RawMessage {
 // command defaults to the server; and the window goes back to Edit on stop.
 func TestRunMode(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	studio := startStudio(t, "studio", port, "--instance", "E2E-RUN")
 	b := connect(t, port)
@@ -764,7 +758,7 @@ func TestRunMode(t *testing.T) {
 		}
 	}
 	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer} {
-		waitFor(t, 10*time.Second, string(c)+" reporting Run", func() bool {
+		kit.WaitFor(t, 10*time.Second, string(c)+" reporting Run", func() bool {
 			var st stateReply
 			mustCall(t, b, all[c].SessionID, "state", nil, &st)
 			return st.State == "Run"
@@ -784,7 +778,7 @@ func TestRunMode(t *testing.T) {
 	}
 
 	studio.Send(t, "stop")
-	waitFor(t, 10*time.Second, "the Run server session to end", func() bool {
+	kit.WaitFor(t, 10*time.Second, "the Run server session to end", func() bool {
 		for _, s := range sessions(t, b) {
 			if s.InstanceID == "E2E-RUN" && s.Context == protocol.ContextServer {
 				return false
@@ -792,7 +786,7 @@ func TestRunMode(t *testing.T) {
 		}
 		return true
 	})
-	waitFor(t, 10*time.Second, "edit back in Edit", func() bool {
+	kit.WaitFor(t, 10*time.Second, "edit back in Edit", func() bool {
 		var st stateReply
 		mustCall(t, b, edit.SessionID, "state", nil, &st)
 		return st.State == "Edit"
@@ -801,7 +795,7 @@ func TestRunMode(t *testing.T) {
 
 func TestPlayWindowEveryContext(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	studio := startStudio(t, "studio", port, "--play", "--instance", "E2E-PLAY")
 	b := connect(t, port)
@@ -850,7 +844,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 			}
 			var got []logLine
 			var seqs []int64
-			waitFor(t, 10*time.Second, "the output lines in "+string(c), func() bool {
+			kit.WaitFor(t, 10*time.Second, "the output lines in "+string(c), func() bool {
 				got, seqs = linesWith("p2e ")
 				return len(got) >= len(outputLines)
 			})
@@ -884,7 +878,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 			if !reflect.DeepEqual(streamed, wantExec) || !reflect.DeepEqual(er.Logs, wantExec) || !er.Success || string(mustJSON(er.ReturnValues)) != `["done"]` {
 				t.Errorf("exec in %s:\n streamed %v\n logs     %v\n result   %s", c, streamed, er.Logs, res.payload)
 			}
-			waitFor(t, 5*time.Second, "the exec's lines in logs of "+string(c), func() bool {
+			kit.WaitFor(t, 5*time.Second, "the exec's lines in logs of "+string(c), func() bool {
 				got, _ = linesWith(tag + " ")
 				return len(got) >= len(wantExec)
 			})
@@ -955,10 +949,10 @@ func TestPlayWindowEveryContext(t *testing.T) {
 
 func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	host := startServe(t, "serve-host", port)
 	standby := startProc(t, "serve-standby", kit.Binary(t), "serve", "--port", strconv.Itoa(port))
-	waitFor(t, 10*time.Second, "the standby to join", func() bool {
+	kit.WaitFor(t, 10*time.Second, "the standby to join", func() bool {
 		return strings.Contains(standby.Stdout.String(), "standing by")
 	})
 	startStudio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
@@ -968,7 +962,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	killed := host.Kill(t)
 
 	var served time.Duration
-	waitFor(t, 20*time.Second, "all three sessions back with their ids", func() bool {
+	kit.WaitFor(t, 20*time.Second, "all three sessions back with their ids", func() bool {
 		after := map[protocol.Context]string{}
 		for _, s := range sessions(t, b) {
 			if s.InstanceID == "E2E-FAILOVER" {
@@ -1003,7 +997,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 
 func TestDropMidRequestAndRecover(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--instance", "E2E-DROP", "--fault", "drop:exec")
 	b := connect(t, port)
@@ -1017,7 +1011,7 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 		t.Fatalf("session id changed across the drop: %s -> %s", before.SessionID, after.SessionID)
 	}
 	var e execReply
-	waitFor(t, 10*time.Second, "exec to work again", func() bool {
+	kit.WaitFor(t, 10*time.Second, "exec to work again", func() bool {
 		r := call(t, b, after.SessionID, "exec", map[string]any{"script": "return 3"})
 		return r.err == nil && json.Unmarshal(r.payload, &e) == nil && e.Success
 	})
@@ -1032,7 +1026,7 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 // events, flagging it truncated with its original length.
 func TestHugePrintIsTruncated(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--instance", "E2E-HUGE", "--quiet")
 	b := connect(t, port)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
@@ -28,7 +29,7 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 		{"Immediate", "from module\nmodule fn\ninner\ntop\n1\n"},
 	} {
 		t.Run(tc.behavior, func(t *testing.T) {
-			port := freePort(t)
+			port := kit.FreePort(t)
 			startServe(t, "serve", port)
 			instance := "E2E-EXEC-" + strings.ToUpper(tc.behavior)
 			startStudio(t, "studio", port, "--instance", instance, "--signal-behavior", tc.behavior, "--quiet")
@@ -66,7 +67,7 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 // lines, or 4 MiB of them, then droppedLogs.
 func TestExecOutputUpToTheCaps(t *testing.T) {
 	requireSetup(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	startServe(t, "serve", port)
 	startStudio(t, "studio", port, "--instance", "E2E-EXEC-CAPS", "--quiet")
 	b := connect(t, port)

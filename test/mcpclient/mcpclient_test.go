@@ -26,9 +26,6 @@ func build(t *testing.T) string {
 	return kit.Binary(t)
 }
 
-// freePort is a loopback port that was free a moment ago.
-var freePort = kit.FreePort
-
 func window(t *testing.T, port int, instance string) {
 	t.Helper()
 	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: instance, PlaceName: "Place", PlaceID: 7, GameID: 8,
@@ -57,7 +54,7 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 
 func TestOfficialClientOneWindow(t *testing.T) {
 	bin := build(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	window(t, port, "A")
 	for _, transport := range []string{"stdio", "http"} {
 		runCheck(t, bin, port, transport, "single", "expect-fakeplugin.json")
@@ -66,7 +63,7 @@ func TestOfficialClientOneWindow(t *testing.T) {
 
 func TestOfficialClientTwoWindows(t *testing.T) {
 	bin := build(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	window(t, port, "A")
 	window(t, port, "B")
 	runCheck(t, bin, port, "stdio", "multi", "expect-fakeplugin.json")
@@ -87,7 +84,7 @@ func emulatedWindow(t *testing.T, port int, instance string) {
 // official client, studio-bridge mcp, and the real plugin in emulated Studio.
 func TestOfficialClientAgainstTheEmulator(t *testing.T) {
 	bin := build(t)
-	port := freePort(t)
+	port := kit.FreePort(t)
 	emulatedWindow(t, port, "11111111-1111-1111-1111-111111111111")
 	for _, transport := range []string{"stdio", "http"} {
 		runCheck(t, bin, port, transport, "single", "expect-emulator.json")

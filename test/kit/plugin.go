@@ -1,0 +1,67 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+// FastRetry is the reconnect schedule of tests' fake plugins: every 50 ms,
+// not the real plugin's 2 s search, so that tests wait for nothing.
+var FastRetry = []time.Duration{50 * time.Millisecond}
+
+// Plugin starts a fake Studio plugin and waits (at most 10 s) for the host's
+// welcome, returning the plugin and its session id. Without RetryDelays it
+// retries on FastRetry. Cleanup closes it.
+func Plugin(tb testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
+	tb.Helper()
+	if cfg.RetryDelays == nil {
+		cfg.RetryDelays = FastRetry
+	}
+	p := fakeplugin.Start(cfg)
+	tb.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := p.WaitWelcome(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p, id
+}
+
+// Fleet starts n fake plugins on port at once, each its own Studio instance
+// ("studio-0000", …) with its own place, answering with h and retrying on
+// retry. With wait it waits (at most 60 s) for every welcome. Cleanup closes
+// them all, concurrently.
+func Fleet(tb testing.TB, port, n int, h fakeplugin.Handler, retry []time.Duration, wait bool) []*fakeplugin.Plugin {
+	tb.Helper()
+	plugins := make([]*fakeplugin.Plugin, n)
+	for i := range plugins {
+		plugins[i] = fakeplugin.Start(fakeplugin.Config{
+			Port: port, InstanceID: fmt.Sprintf("studio-%04d", i), PlaceName: fmt.Sprintf("Place %d", i),
+			PlaceID: int64(1000 + i), GameID: int64(2000 + i), Capabilities: []string{"exec", "query", "logs", "screenshot"},
+			Handler: h, RetryDelays: retry,
+		})
+	}
+	tb.Cleanup(func() {
+		var wg sync.WaitGroup
+		for _, p := range plugins {
+			wg.Go(p.Close)
+		}
+		wg.Wait()
+	})
+	if wait {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		for _, p := range plugins {
+			if _, err := p.WaitWelcome(ctx); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return plugins
+}
