@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -23,40 +24,17 @@ import (
 //
 //	go test -run '^$' -bench . -benchtime 2000x ./bridge/
 
-// benchStateReply is what a plugin answers to "state": a small, typical
-// payload.
-var benchStateReply = json.RawMessage(`{"state":"Edit","placeName":"Benchmark Place","placeId":1818,"gameId":2020}`)
-
-func benchHandler(action string, _ json.RawMessage) fakeplugin.Reply {
-	return fakeplugin.Reply{Payload: benchStateReply}
-}
-
 // benchCalls times b.N sequential calls of "state" through c and reports
 // their p50, p99 and max.
 func benchCalls(b *testing.B, c Conn, sid string) {
 	b.Helper()
-	ctx := context.Background()
-	for range 200 { // warm up connections, buffers and the scheduler
-		if _, err := c.Call(ctx, sid, "state", nil, CallOptions{}); err != nil {
-			b.Fatal(err)
+	benchutil.Latency(b, 200, func() error {
+		out, err := c.Call(context.Background(), sid, "state", nil, CallOptions{})
+		if err == nil && len(out) != len(benchutil.StateReply) {
+			err = fmt.Errorf("unexpected reply %s", out)
 		}
-	}
-	samples := benchutil.NewSamples(b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		out, err := c.Call(ctx, sid, "state", nil, CallOptions{})
-		samples.Add(time.Since(t0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(out) != len(benchStateReply) {
-			b.Fatalf("unexpected reply %s", out)
-		}
-	}
-	b.StopTimer()
-	samples.Report(b, "")
+		return err
+	})
 }
 
 // BenchmarkCallHost: the caller is the host process itself (host → plugin →
@@ -64,7 +42,7 @@ func benchCalls(b *testing.B, c Conn, sid string) {
 func BenchmarkCallHost(b *testing.B) {
 	port := kit.FreePort(b)
 	host := connect(b, port)
-	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	benchCalls(b, host, sid)
 }
 
@@ -79,7 +57,7 @@ func BenchmarkCallClient(b *testing.B) {
 	if client.Role() != RoleClient {
 		b.Fatalf("second bridge is %s, want client", client.Role())
 	}
-	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	benchCalls(b, client, sid)
 }
 
@@ -90,7 +68,7 @@ func BenchmarkCallClientParallel(b *testing.B) {
 	port := kit.FreePort(b)
 	connect(b, port)
 	client := connect(b, port)
-	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	ctx := context.Background()
 	var mu sync.Mutex
 	all := benchutil.NewSamples(b.N)
@@ -128,7 +106,7 @@ func BenchmarkSessionsJSON(b *testing.B) {
 	started := time.Now()
 	connect(b, port)
 	client := connect(b, port)
-	kit.Fleet(b, port, n, benchHandler, kit.FastRetry, true)
+	kit.Fleet(b, port, n, benchutil.StateHandler, kit.FastRetry, true)
 	waitSessions(b, client, n)
 	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 
@@ -176,7 +154,7 @@ func BenchmarkJoinListLeave(b *testing.B) {
 	port := kit.FreePort(b)
 	started := time.Now()
 	connect(b, port)
-	kit.Fleet(b, port, n, benchHandler, kit.FastRetry, true)
+	kit.Fleet(b, port, n, benchutil.StateHandler, kit.FastRetry, true)
 	waitSessions(b, connect(b, port), n)
 	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
 	ctx := context.Background()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
-	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -110,13 +108,6 @@ func memMB(b *testing.B, pid int) (rss, peak float64) {
 		b.Fatalf("VmRSS %q / VmHWM %q: %v %v", st["VmRSS"], st["VmHWM"], err1, err2)
 	}
 	return float64(r) / (1 << 20), float64(h) / (1 << 20)
-}
-
-// benchStateReply is a plugin's answer to "state": a small, typical payload.
-var benchStateReply = json.RawMessage(`{"state":"Edit","placeName":"Benchmark Place","placeId":1818,"gameId":2020}`)
-
-func benchHandler(string, json.RawMessage) fakeplugin.Reply {
-	return fakeplugin.Reply{Payload: benchStateReply}
 }
 
 // join connects this process to the host on port as a client.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -38,31 +39,17 @@ func BenchmarkRoundTripProcess(b *testing.B) {
 	port := kit.FreePort(b)
 	host := startServe(b, port)
 	servingHost(b, host, port)
-	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchHandler})
+	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	ctx := context.Background()
 	client := join(b, port)
 
-	for range 200 { // warm up
-		if _, err := client.Call(ctx, sid, "state", nil, bridge.CallOptions{}); err != nil {
-			b.Fatal(err)
+	benchutil.Latency(b, 200, func() error {
+		out, err := client.Call(ctx, sid, "state", nil, bridge.CallOptions{})
+		if err == nil && len(out) != len(benchutil.StateReply) {
+			err = fmt.Errorf("unexpected reply %s", out)
 		}
-	}
-	samples := benchutil.NewSamples(b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		out, err := client.Call(context.Background(), sid, "state", nil, bridge.CallOptions{})
-		samples.Add(time.Since(t0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(out) != len(benchStateReply) {
-			b.Fatalf("unexpected reply %s", out)
-		}
-	}
-	b.StopTimer()
-	samples.Report(b, "")
+		return err
+	})
 }
 
 // BenchmarkScale1000x100: one `studio-bridge serve` host process with 100
@@ -91,7 +78,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 	}
 	joinTime := time.Since(t0)
 	t0 = time.Now()
-	kit.Fleet(b, port, nPlugins, benchHandler, []time.Duration{250 * time.Millisecond}, true)
+	kit.Fleet(b, port, nPlugins, benchutil.StateHandler, []time.Duration{250 * time.Millisecond}, true)
 	registerTime := time.Since(t0)
 	hh := waitHealth(b, port, 30*time.Second, "1,000 sessions and 100 clients", func(h bridge.Health) bool {
 		return h.Sessions == nPlugins && h.Clients == nClients
@@ -245,7 +232,7 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 	waitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
 	plugins := make([]*fakeplugin.Plugin, nPlugins)
 	for i := range plugins {
-		plugins[i] = fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchHandler})
+		plugins[i] = fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchutil.StateHandler})
 		cleanups = append(cleanups, plugins[i].Close)
 	}
 	waitHealth(b, port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })

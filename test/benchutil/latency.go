@@ -63,3 +63,29 @@ func (s *Samples) ReportIn(b *testing.B, prefix string, unit time.Duration, suff
 	b.ReportMetric(f(s.Percentile(99)), prefix+"p99-"+suffix)
 	b.ReportMetric(f(s.Max()), prefix+"max-"+suffix)
 }
+
+// Latency warms up with warm calls of call, then times b.N sequential calls
+// and reports their p50, p99 and max (Report) and allocations. A failed
+// call fails b.
+func Latency(b *testing.B, warm int, call func() error) *Samples {
+	b.Helper()
+	for range warm { // warm up connections, buffers and the scheduler
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	samples := NewSamples(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		err := call()
+		samples.Add(time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	samples.Report(b, "")
+	return samples
+}

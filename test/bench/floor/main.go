@@ -13,16 +13,15 @@ import (
 	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// state is what the fake plugin of the benchmark answers to "state".
-var state = json.RawMessage(`{"state":"Edit","placeName":"Benchmark Place","placeId":1818,"gameId":2020}`)
+	"github.com/studio-bridge/studio-bridge/test/benchutil"
+)
 
 func main() {
 	s := sdk.NewServer(&sdk.Implementation{Name: "floor", Version: "1"}, nil)
 	s.AddTool(&sdk.Tool{Name: "studio_state", Description: "Answers at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return &sdk.CallToolResult{StructuredContent: state, Content: []sdk.Content{&sdk.TextContent{Text: string(state)}}}, nil
+			return &sdk.CallToolResult{StructuredContent: benchutil.StateReply, Content: []sdk.Content{&sdk.TextContent{Text: string(benchutil.StateReply)}}}, nil
 		})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
