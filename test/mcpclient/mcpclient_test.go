@@ -26,6 +26,8 @@ func build(t *testing.T) string {
 	return kit.Binary(t)
 }
 
+// window runs one fake plugin until the test ends; it finds each mcp process
+// check.mjs starts as it would a fresh host.
 func window(t *testing.T, port int, instance string) {
 	t.Helper()
 	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: instance, PlaceName: "Place", PlaceID: 7, GameID: 8,
@@ -52,23 +54,6 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 	}
 }
 
-func TestOfficialClientOneWindow(t *testing.T) {
-	bin := build(t)
-	port := kit.FreePort(t)
-	window(t, port, "A")
-	for _, transport := range []string{"stdio", "http"} {
-		runCheck(t, bin, port, transport, "single", "expect-fakeplugin.json")
-	}
-}
-
-func TestOfficialClientTwoWindows(t *testing.T) {
-	bin := build(t)
-	port := kit.FreePort(t)
-	window(t, port, "A")
-	window(t, port, "B")
-	runCheck(t, bin, port, "stdio", "multi", "expect-fakeplugin.json")
-}
-
 // emulatedWindow runs one emulated Studio window (the real plugin source
 // under luau-web) until the test ends.
 func emulatedWindow(t *testing.T, port int, instance string) {
@@ -80,15 +65,29 @@ func emulatedWindow(t *testing.T, port int, instance string) {
 		"--port", strconv.Itoa(port), "--instance", instance, "--quiet")
 }
 
-// TestOfficialClientAgainstTheEmulator is the check that matters most: the
-// official client, studio-bridge mcp, and the real plugin in emulated Studio.
-func TestOfficialClientAgainstTheEmulator(t *testing.T) {
-	bin := build(t)
-	port := kit.FreePort(t)
-	emulatedWindow(t, port, "11111111-1111-1111-1111-111111111111")
-	for _, transport := range []string{"stdio", "http"} {
-		runCheck(t, bin, port, transport, "single", "expect-emulator.json")
+// TestOfficialClient: the official client against studio-bridge mcp, with
+// fake plugins and then with the check that matters most, the real plugin
+// in emulated Studio. One window: the single-window checks over stdio and
+// HTTP; a second window: the multi-window checks.
+func TestOfficialClient(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		window  func(t *testing.T, port int, instance string)
+		windows [2]string // instance ids
+		expect  string
+	}{
+		{"fake plugins", window, [2]string{"A", "B"}, "expect-fakeplugin.json"},
+		{"emulated Studio", emulatedWindow, [2]string{"11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"}, "expect-emulator.json"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := build(t)
+			port := kit.FreePort(t)
+			tt.window(t, port, tt.windows[0])
+			for _, transport := range []string{"stdio", "http"} {
+				runCheck(t, bin, port, transport, "single", tt.expect)
+			}
+			tt.window(t, port, tt.windows[1])
+			runCheck(t, bin, port, "stdio", "multi", tt.expect)
+		})
 	}
-	emulatedWindow(t, port, "22222222-2222-2222-2222-222222222222")
-	runCheck(t, bin, port, "stdio", "multi", "expect-emulator.json")
 }
