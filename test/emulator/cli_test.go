@@ -26,27 +26,24 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	scr, keys, ctrlD := startTerminal(t, port)
 
 	scr.WaitFor(t, fmt.Sprintf("%s [edit]> ", fixture.Place.Name))
-	keys(`print("hello from the terminal")` + "\r")
-	scr.WaitFor(t, "hello from the terminal")
-
-	keys("for i = 1, 3 do\r")
-	scr.WaitFor(t, "...> ")
-	keys("print(\"row \" .. i * 10)\rend\r")
-	scr.WaitFor(t, "row 30")
-
-	keys("warn(\"careful\") return workspace.SpawnLocation.Position\r")
-	scr.WaitFor(t, "careful")
-	scr.WaitFor(t, "Vector3(0, 4, 0)")
-
-	keys("error(\"boom\")\r")
-	scr.WaitFor(t, "script error")
-
-	keys(".state\r")
-	scr.WaitFor(t, "State:  Edit")
-	keys(".query Workspace.SpawnLocation --properties Position\r")
-	scr.WaitFor(t, "Position = Vector3(0, 4, 0)")
-	keys(".logs 5\r")
-	scr.WaitFor(t, "[Warning] careful")
+	for _, step := range []struct {
+		keys string
+		see  []string // what the screen must show next, in order
+	}{
+		{`print("hello from the terminal")` + "\r", []string{"hello from the terminal"}},
+		{"for i = 1, 3 do\r", []string{"...> "}},
+		{"print(\"row \" .. i * 10)\rend\r", []string{"row 30"}},
+		{"warn(\"careful\") return workspace.SpawnLocation.Position\r", []string{"careful", "Vector3(0, 4, 0)"}},
+		{"error(\"boom\")\r", []string{"script error"}},
+		{".state\r", []string{"State:  Edit"}},
+		{".query Workspace.SpawnLocation --properties Position\r", []string{"Position = Vector3(0, 4, 0)"}},
+		{".logs 5\r", []string{"[Warning] careful"}},
+	} {
+		keys(step.keys)
+		for _, want := range step.see {
+			scr.WaitFor(t, want)
+		}
+	}
 
 	keys("while true do task.wait(0.05) end\r")
 	time.Sleep(300 * time.Millisecond)
