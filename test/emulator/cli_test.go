@@ -22,7 +22,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	startStudio(t, "studio", port, "--quiet")
+	kit.Studio(t, "studio", port, "--quiet")
 	scr, keys, ctrlD := startTerminal(t, port)
 
 	scr.WaitFor(t, fmt.Sprintf("%s [edit]> ", fixture.Place.Name))
@@ -64,7 +64,7 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	studio := startStudio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
+	studio := kit.Studio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 	scr, keys, ctrlD := startTerminal(t, port)

@@ -21,7 +21,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,24 +102,10 @@ func startProc(t *testing.T, name string, path string, args ...string) *proc {
 	return kit.Start(t, name, kit.Options{Dir: emulatorD, Combined: true, Stdin: true}, path, args...)
 }
 
+// startServe starts the studio-bridge host on port and waits until it serves.
 func startServe(t *testing.T, name string, port int) *proc {
 	t.Helper()
-	p := startProc(t, name, kit.Binary(t), "serve", "--port", strconv.Itoa(port))
-	kit.WaitFor(t, 10*time.Second, name+" serving /health", func() bool {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port))
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		var h struct{ Service, Status string }
-		return json.NewDecoder(resp.Body).Decode(&h) == nil && h.Service == "studio-bridge" && h.Status == "ok"
-	})
-	return p
-}
-
-func startStudio(t *testing.T, name string, port int, args ...string) *proc {
-	t.Helper()
-	return startProc(t, name, nodePath, append([]string{"bin/studio.mjs", "--port", strconv.Itoa(port)}, args...)...)
+	return kit.Serve(t, name, port, kit.Options{Dir: emulatorD, Combined: true})
 }
 
 func connect(t *testing.T, port int) *bridge.Bridge {
@@ -478,7 +463,7 @@ func TestEditWindowEveryAction(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	studio := startStudio(t, "studio", port, "--instance", "E2E-EDIT")
+	studio := kit.Studio(t, "studio", port, "--instance", "E2E-EDIT")
 	b := connect(t, port)
 	s := waitSessions(t, b, "E2E-EDIT", protocol.ContextEdit)[protocol.ContextEdit]
 	if s.State != protocol.StateEdit || s.PlaceName != fixture.Place.Name || s.PluginVersion != "0.1.0" {
@@ -743,7 +728,7 @@ func TestRunMode(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	studio := startStudio(t, "studio", port, "--instance", "E2E-RUN")
+	studio := kit.Studio(t, "studio", port, "--instance", "E2E-RUN")
 	b := connect(t, port)
 	edit := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit)[protocol.ContextEdit]
 
@@ -797,7 +782,7 @@ func TestPlayWindowEveryContext(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	studio := startStudio(t, "studio", port, "--play", "--instance", "E2E-PLAY")
+	studio := kit.Studio(t, "studio", port, "--play", "--instance", "E2E-PLAY")
 	b := connect(t, port)
 	all := waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
@@ -955,7 +940,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	kit.WaitFor(t, 10*time.Second, "the standby to join", func() bool {
 		return strings.Contains(standby.Stdout.String(), "standing by")
 	})
-	startStudio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
+	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-FAILOVER", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
@@ -999,7 +984,7 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	startStudio(t, "studio", port, "--instance", "E2E-DROP", "--fault", "drop:exec")
+	kit.Studio(t, "studio", port, "--instance", "E2E-DROP", "--fault", "drop:exec")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
 
@@ -1028,7 +1013,7 @@ func TestHugePrintIsTruncated(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	startStudio(t, "studio", port, "--instance", "E2E-HUGE", "--quiet")
+	kit.Studio(t, "studio", port, "--instance", "E2E-HUGE", "--quiet")
 	b := connect(t, port)
 	s := waitSessions(t, b, "E2E-HUGE", protocol.ContextEdit)[protocol.ContextEdit]
 	id := s.SessionID

@@ -32,7 +32,7 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 			port := kit.FreePort(t)
 			startServe(t, "serve", port)
 			instance := "E2E-EXEC-" + strings.ToUpper(tc.behavior)
-			startStudio(t, "studio", port, "--instance", instance, "--signal-behavior", tc.behavior, "--quiet")
+			kit.Studio(t, "studio", port, "--instance", instance, "--signal-behavior", tc.behavior, "--quiet")
 			b := connect(t, port)
 			waitSessions(t, b, instance, protocol.ContextEdit)
 
@@ -69,7 +69,7 @@ func TestExecOutputUpToTheCaps(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
 	startServe(t, "serve", port)
-	startStudio(t, "studio", port, "--instance", "E2E-EXEC-CAPS", "--quiet")
+	kit.Studio(t, "studio", port, "--instance", "E2E-EXEC-CAPS", "--quiet")
 	b := connect(t, port)
 	waitSessions(t, b, "E2E-EXEC-CAPS", protocol.ContextEdit)
 

@@ -58,11 +58,7 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 // under luau-web) until the test ends.
 func emulatedWindow(t *testing.T, port int, instance string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join("..", "emulator", "node_modules", "luau-web")); err != nil {
-		t.Fatalf("the emulator needs its Node packages: run `npm ci --prefix test/emulator` (%v)", err)
-	}
-	kit.Start(t, "emulator "+instance, kit.Options{Combined: true}, "node", filepath.Join("..", "emulator", "bin", "studio.mjs"),
-		"--port", strconv.Itoa(port), "--instance", instance, "--quiet")
+	kit.Studio(t, "emulator "+instance, port, "--instance", instance, "--quiet")
 }
 
 // TestOfficialClient: the official client against studio-bridge mcp, with
