@@ -26,10 +26,11 @@ func childEnv(b testing.TB) []string {
 }
 
 // startServe starts `studio-bridge serve` on port, its stdout and stderr in
-// one log; it is stopped at cleanup, or earlier by Stop.
+// one log, and waits until it is the host; it is stopped at cleanup, or
+// earlier by Stop.
 func startServe(b *testing.B, port int) *kit.Proc {
 	b.Helper()
-	return kit.Start(b, "serve", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(port))
+	return kit.Serve(b, "serve", port, kit.Options{Env: childEnv(b), Combined: true})
 }
 
 // logTail returns the end of the process's output, for failure messages.
@@ -54,14 +55,6 @@ func waitHealth(b *testing.B, port int, timeout time.Duration, what string, ok f
 		return lastErr == nil && ok(last)
 	})
 	return last
-}
-
-// servingHost waits until p is the host on port.
-func servingHost(b *testing.B, p *kit.Proc, port int) {
-	b.Helper()
-	waitHealth(b, port, 15*time.Second, "the serve process to host", func(h bridge.Health) bool {
-		return h.Status == "ok" && h.PID == p.PID()
-	})
 }
 
 // procStatus reads fields of /proc/<pid>/status.

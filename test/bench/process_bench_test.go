@@ -37,8 +37,7 @@ import (
 // plugin (bench process) → host process → bench process.
 func BenchmarkRoundTripProcess(b *testing.B) {
 	port := kit.FreePort(b)
-	host := startServe(b, port)
-	servingHost(b, host, port)
+	startServe(b, port)
 	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	ctx := context.Background()
 	client := join(b, port)
@@ -68,7 +67,6 @@ func BenchmarkScale1000x100(b *testing.B) {
 	ensureFDs(b, 2*(nPlugins+nClients)+512)
 	port := kit.FreePort(b)
 	host := startServe(b, port)
-	servingHost(b, host, port)
 	baseRSS, _ := memMB(b, host.PID())
 
 	t0 := time.Now()
@@ -226,8 +224,7 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 	port := kit.FreePort(b)
 	host := startServe(b, port)
 	cleanups = append(cleanups, host.Stop)
-	servingHost(b, host, port)
-	standby := startServe(b, port)
+	standby := kit.Start(b, "standby", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(port))
 	cleanups = append(cleanups, standby.Stop)
 	waitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
 	plugins := make([]*fakeplugin.Plugin, nPlugins)
