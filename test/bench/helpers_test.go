@@ -39,24 +39,6 @@ func logTail(p *kit.Proc) string {
 	return out[max(0, len(out)-4000):]
 }
 
-// health asks the host on port for /health.
-func health(port int) (h bridge.Health, err error) {
-	err = kit.Health(port, &h)
-	return h, err
-}
-
-// waitHealth polls /health until ok reports true.
-func waitHealth(b *testing.B, port int, timeout time.Duration, what string, ok func(bridge.Health) bool) bridge.Health {
-	b.Helper()
-	var last bridge.Health
-	var lastErr error
-	kit.WaitFor(b, timeout, what, func() bool {
-		last, lastErr = health(port)
-		return lastErr == nil && ok(last)
-	})
-	return last
-}
-
 // procStatus reads fields of /proc/<pid>/status.
 func procStatus(pid int) (map[string]string, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -78,7 +78,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 	t0 = time.Now()
 	kit.Fleet(b, port, nPlugins, benchutil.StateHandler, []time.Duration{250 * time.Millisecond}, true)
 	registerTime := time.Since(t0)
-	hh := waitHealth(b, port, 30*time.Second, "1,000 sessions and 100 clients", func(h bridge.Health) bool {
+	hh := kit.WaitHealth(b, port, 30*time.Second, "1,000 sessions and 100 clients", func(h bridge.Health) bool {
 		return h.Sessions == nPlugins && h.Clients == nClients
 	})
 	// Past the resolve grace, Sessions answers from the mirror at once.
@@ -226,20 +226,20 @@ func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration
 	cleanups = append(cleanups, host.Stop)
 	standby := kit.Start(b, "standby", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(port))
 	cleanups = append(cleanups, standby.Stop)
-	waitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
+	kit.WaitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
 	plugins := make([]*fakeplugin.Plugin, nPlugins)
 	for i := range plugins {
 		plugins[i] = fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchutil.StateHandler})
 		cleanups = append(cleanups, plugins[i].Close)
 	}
-	waitHealth(b, port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })
+	kit.WaitHealth(b, port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })
 	time.Sleep(200 * time.Millisecond)
 
 	t0 := time.Now()
 	host.Kill(b)
 	deadline := t0.Add(15 * time.Second)
 	for {
-		h, err := health(port)
+		h, err := kit.Health[bridge.Health](port)
 		now := time.Now()
 		if err == nil && h.Status == "ok" && h.PID == standby.PID() {
 			if takeover == 0 {

@@ -50,7 +50,7 @@ func serve(t *testing.T, name string, port int, wantHost bool) *proc {
 		return strings.Contains(p.Stderr.String(), want)
 	})
 	if wantHost {
-		if h, err := health(port); err != nil || h.PID != p.PID() {
+		if h, err := kit.Health[bridge.Health](port); err != nil || h.PID != p.PID() {
 			t.Fatalf("%s prints it is the host, but /health answers %+v, %v", name, h, err)
 		}
 	} else if strings.Contains(p.Stderr.String(), "host is serving") {
@@ -104,12 +104,6 @@ func sessionsJSON(t *testing.T, args ...string) []commands.SessionView {
 		t.Fatalf("sessions --json printed no JSON (%v):\n%s", err, r.stdout)
 	}
 	return data.Sessions
-}
-
-// health asks the port's /health.
-func health(port int) (h bridge.Health, err error) {
-	err = kit.Health(port, &h)
-	return h, err
 }
 
 // fakeRetry is the plugins' reconnect schedule in these tests.

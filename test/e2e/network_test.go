@@ -32,7 +32,7 @@ func TestTopologyAndCalls(t *testing.T) {
 	ps := studio(t, port)
 
 	t.Run("host health", func(t *testing.T) {
-		h, err := health(port)
+		h, err := kit.Health[bridge.Health](port)
 		if err != nil || h.PID != host.PID() || h.Sessions != 4 || h.Clients != 2 || h.Service != protocol.ServiceName {
 			t.Fatalf("/health: %+v, %v (host pid %d)", h, err, host.PID())
 		}
@@ -48,7 +48,7 @@ func TestTopologyAndCalls(t *testing.T) {
 				t.Errorf("session details: %+v", s)
 			}
 		}
-		if h, _ := health(port); h.PID != host.PID() {
+		if h, _ := kit.Health[bridge.Health](port); h.PID != host.PID() {
 			t.Fatalf("the sessions process took over the host: /health %+v", h)
 		}
 	})
@@ -157,9 +157,8 @@ func TestTopologyAndCalls(t *testing.T) {
 	// its DataModel.
 	t.Run("context routes within one instance", func(t *testing.T) {
 		byName(ps, "A/edit").Close()
-		kit.WaitFor(t, 5*time.Second, "A to disconnect", func() bool {
-			h, err := health(port)
-			return err == nil && h.Sessions == 3
+		kit.WaitHealth(t, port, 5*time.Second, "A to disconnect", func(h bridge.Health) bool {
+			return h.Sessions == 3
 		})
 		for _, tt := range []struct {
 			args []string
@@ -186,16 +185,15 @@ func TestKill9Failover(t *testing.T) {
 	standby1 := serve(t, "standby-1", port, false)
 	standby2 := serve(t, "standby-2", port, false)
 	ps := studio(t, port)
-	kit.WaitFor(t, 5*time.Second, "2 clients and 4 sessions on the host", func() bool {
-		h, err := health(port)
-		return err == nil && h.Sessions == 4 && h.Clients == 2
+	kit.WaitHealth(t, port, 5*time.Second, "2 clients and 4 sessions on the host", func(h bridge.Health) bool {
+		return h.Sessions == 4 && h.Clients == 2
 	})
 
 	killed := host.Kill(t)
 	var newHost *proc
 	var hostAt, servedAt time.Duration
 	kit.WaitFor(t, 10*time.Second, "a standby to serve all 4 plugins", func() bool {
-		h, err := health(port)
+		h, err := kit.Health[bridge.Health](port)
 		if err != nil {
 			return false
 		}
@@ -231,9 +229,8 @@ func TestKill9Failover(t *testing.T) {
 	if newHost == standby1 {
 		other = standby2
 	}
-	kit.WaitFor(t, 5*time.Second, other.Name+" to rejoin as a client", func() bool {
-		h, err := health(port)
-		return err == nil && h.Clients == 1 && h.PID == newHost.PID()
+	kit.WaitHealth(t, port, 5*time.Second, other.Name+" to rejoin as a client", func(h bridge.Health) bool {
+		return h.Clients == 1 && h.PID == newHost.PID()
 	})
 	if !other.Running() || !newHost.Running() {
 		t.Fatal("a standby exited")
@@ -264,7 +261,7 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 		}
 		return false
 	})
-	if h, err := health(port); err != nil || h.PID != host.PID() || h.Clients != 2 {
+	if h, err := kit.Health[bridge.Health](port); err != nil || h.PID != host.PID() || h.Clients != 2 {
 		t.Fatalf("the call process is not a client of the host: /health %+v, %v", h, err)
 	}
 
@@ -290,9 +287,8 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 	host := serve(t, "host", port, true)
 	standby := serve(t, "standby", port, false)
 	ps := studio(t, port)
-	kit.WaitFor(t, 5*time.Second, "4 sessions on the host", func() bool {
-		h, err := health(port)
-		return err == nil && h.Sessions == 4 && h.Clients == 1
+	kit.WaitHealth(t, port, 5*time.Second, "4 sessions on the host", func(h bridge.Health) bool {
+		return h.Sessions == 4 && h.Clients == 1
 	})
 
 	host.Terminate(t)
@@ -300,9 +296,8 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 	if code := host.Wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("host exited %d after SIGTERM, want 0:\n%s", code, host.Stderr.String())
 	}
-	kit.WaitFor(t, 10*time.Second, "the standby to serve all 4 plugins", func() bool {
-		h, err := health(port)
-		return err == nil && h.PID == standby.PID() && h.Sessions == 4
+	kit.WaitHealth(t, port, 10*time.Second, "the standby to serve all 4 plugins", func(h bridge.Health) bool {
+		return h.PID == standby.PID() && h.Sessions == 4
 	})
 	t.Logf("SIGTERM → standby serving all 4 plugins after %s (host exited after %s)",
 		time.Since(t0).Round(time.Millisecond), host.Exited.Sub(t0).Round(time.Millisecond))
@@ -388,7 +383,7 @@ func TestPortSelection(t *testing.T) {
 			}
 		})
 	}
-	if h, err := health(port); err != nil || h.PID != host.PID() {
+	if h, err := kit.Health[bridge.Health](port); err != nil || h.PID != host.PID() {
 		t.Fatalf("the host changed: %+v, %v", h, err)
 	}
 

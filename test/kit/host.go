@@ -16,15 +16,15 @@ import (
 func Serve(tb testing.TB, name string, port int, opt Options, args ...string) *Proc {
 	tb.Helper()
 	p := Start(tb, name, opt, Binary(tb), append([]string{"serve", "--port", strconv.Itoa(port)}, args...)...)
-	WaitFor(tb, 15*time.Second, name+" to be the host on port "+strconv.Itoa(port), func() bool {
+	type health struct {
+		Status string `json:"status"`
+		PID    int    `json:"pid"`
+	}
+	WaitHealth(tb, port, 15*time.Second, name+" to be the host on port "+strconv.Itoa(port), func(h health) bool {
 		if !p.Running() {
 			tb.Fatalf("%s exited before it served; output:\n%s", name, p.Stderr.String())
 		}
-		var h struct {
-			Status string `json:"status"`
-			PID    int    `json:"pid"`
-		}
-		return Health(port, &h) == nil && h.Status == "ok" && h.PID == p.PID()
+		return h.Status == "ok" && h.PID == p.PID()
 	})
 	return p
 }

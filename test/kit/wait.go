@@ -38,25 +38,46 @@ func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
 
 var healthClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
 
-// Health asks the host on port for /health and decodes the answer into h
-// (a *bridge.Health; kit does not import bridge, whose tests use kit).
-func Health(port int, h any) error {
+// Health asks the host on port for /health and decodes the answer as H (a
+// bridge.Health; kit does not import bridge, whose tests use kit).
+func Health[H any](port int) (H, error) {
+	var h H
 	resp, err := healthClient.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth))
 	if err != nil {
-		return err
+		return h, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return h, err
 	}
-	if err := json.Unmarshal(body, h); err != nil {
-		return fmt.Errorf("GET /health = %s %q", resp.Status, body)
+	if err := json.Unmarshal(body, &h); err != nil {
+		return h, fmt.Errorf("GET /health = %s %q", resp.Status, body)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /health = %s", resp.Status)
+		return h, fmt.Errorf("GET /health = %s", resp.Status)
 	}
-	return nil
+	return h, nil
+}
+
+// WaitHealth polls the host on port's /health until it answers and ok
+// holds of the answer, which it returns; it fails tb after d, with the last
+// answer.
+func WaitHealth[H any](tb testing.TB, port int, d time.Duration, what string, ok func(H) bool) H {
+	tb.Helper()
+	var last H
+	var lastErr error
+	deadline := time.Now().Add(d)
+	for {
+		last, lastErr = Health[H](port)
+		if lastErr == nil && ok(last) {
+			return last
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s: last /health %+v, %v", d, what, last, lastErr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // StopPID stops a process that is not our child (one a child started, such
