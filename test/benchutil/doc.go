@@ -1,5 +1,6 @@
 // Package benchutil holds helpers shared by the project's benchmarks:
 // latency samples with nearest-rank percentiles reported as benchmark
-// metrics. It imports nothing from the project, so any package's tests may
-// use it.
+// metrics (Latency times a call b.N times), and the fake plugin's
+// benchmark reply. It imports only test/fakeplugin (and so protocol) from
+// the project, so the tests of any other package may use it.
 package benchutil
