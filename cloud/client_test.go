@@ -70,8 +70,10 @@ func TestRunOutcomes(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				s := cloudtest.New()
 				defer s.Close()
-				s.LogsWhileRunning = whileRunning
-				s.Scripts["x"] = tc.out
+				s.Set(func(s *cloudtest.Server) { s.LogsWhileRunning = whileRunning })
+				canned := tc.out // walk QUEUED and PROCESSING at least once
+				canned.Queued, canned.Processing = max(canned.Queued, 1), max(canned.Processing, 1)
+				s.Set(func(s *cloudtest.Server) { s.Scripts["x"] = canned })
 				var got []string
 				var pollsAtFirstLine = -1
 				out, err := fast(s).Run(context.Background(), task("x"), func(l cloud.Line) {
@@ -124,7 +126,7 @@ func TestRunOutcomes(t *testing.T) {
 func TestRunPollsExactlyTheReturnedPath(t *testing.T) {
 	for _, short := range []bool{false, true} {
 		s := cloudtest.New()
-		s.ShortPath = short
+		s.Set(func(s *cloudtest.Server) { s.ShortPath = short })
 		out, err := fast(s).Run(context.Background(), task("x"), nil)
 		s.Close()
 		if err != nil {
@@ -231,7 +233,7 @@ func TestRunRetriesAndRefusals(t *testing.T) {
 func TestRunTaskThatNeverFinishes(t *testing.T) {
 	s := cloudtest.New()
 	defer s.Close()
-	s.Default = cloudtest.Outcome{Never: true}
+	s.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Never: true} })
 	tk := task("x")
 	tk.Timeout = 10 * time.Millisecond
 	_, err := fast(s).Run(context.Background(), tk, nil)
@@ -244,7 +246,7 @@ func TestRunTaskThatNeverFinishes(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	s := cloudtest.New()
 	defer s.Close()
-	s.Default = cloudtest.Outcome{Never: true}
+	s.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Never: true} })
 	ctx, cancel := context.WithCancel(context.Background())
 	c := fast(s)
 	c.Log = nil
@@ -275,7 +277,7 @@ func TestUploadPlace(t *testing.T) {
 		{file: "build.rbxl", locked: true, kind: cloud.KindLocked},
 	} {
 		s := cloudtest.New()
-		s.Locked = tc.locked
+		s.Set(func(s *cloudtest.Server) { s.Locked = tc.locked })
 		path := filepath.Join(dir, tc.file)
 		if err := os.WriteFile(path, []byte("<roblox "+tc.file), 0o600); err != nil {
 			t.Fatal(err)

@@ -54,7 +54,7 @@ func (c *Client) Run(ctx context.Context, t Task, onLog func(Line)) (*Outcome, e
 			}
 			return nil, withPath(err, path)
 		}
-		if res.State == StateProcessing || res.State.Done() {
+		if res.State == StateProcessing { // the final reading follows the loop
 			if err := cur.read(ctx, false); err != nil && ctx.Err() != nil {
 				return nil, interrupted(path, ctx.Err())
 			}

@@ -27,7 +27,7 @@ const Key = "test-key-0123456789abcdef"
 // Outcome is what a task "does".
 type Outcome struct {
 	// Queued and Processing are how many polls answer each state before
-	// the task ends (default 1 each).
+	// the task ends (the create itself answers QUEUED).
 	Queued, Processing int
 	// State is the final state: COMPLETE (default), FAILED or CANCELLED.
 	State string
@@ -108,6 +108,13 @@ func New() *Server {
 	s := &Server{Key: Key, Universe: 1, Place: 2, Versions: 7, PageSize: 2, Scripts: map[string]Outcome{}, tasks: map[string]*task{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// Set changes the server's settings while it may be serving.
+func (s *Server) Set(f func(*Server)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s)
 }
 
 // Inject adds a fault.
@@ -289,13 +296,9 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 // state is the task's state after its polls so far.
 func (t *task) state() string {
 	q, p := t.out.Queued, t.out.Processing
-	if q == 0 {
-		q = 1
-	}
-	if p == 0 {
-		p = 1
-	}
 	switch {
+	case t.polls == 0:
+		return "QUEUED"
 	case t.polls <= q:
 		return "QUEUED"
 	case t.out.Never || t.polls <= q+p:
@@ -334,8 +337,7 @@ func (t *task) visible(whileRunning bool) int {
 	case st != "QUEUED" && st != "PROCESSING":
 		return len(t.out.Logs)
 	case st == "PROCESSING" && whileRunning:
-		q := max(t.out.Queued, 1)
-		return min(t.polls-q, len(t.out.Logs))
+		return min(t.polls-t.out.Queued, len(t.out.Logs))
 	}
 	return 0
 }

@@ -259,8 +259,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		return usageErr{err}
 	}
 	ctx := c.Context
+	standalone := d.Standalone != nil && d.Standalone(args)
 	var b *bridge.Bridge
-	if !d.Local {
+	if !d.Local && !standalone {
 		if b, err = joinBridge(c, log); err != nil {
 			return err
 		}
@@ -280,7 +281,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	if t := global(c, "timeout").Duration("timeout"); t > 0 {
 		env.Timeout = t
 	}
-	if d.NeedsSession {
+	if d.NeedsSession && !standalone {
 		target := bridge.Target{SessionID: c.String("session"), DefaultContext: d.DefaultContext}
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return usageErr{err}
