@@ -345,3 +345,36 @@ func TestBadRequestIsNotRetried(t *testing.T) {
 		t.Fatalf("got %v after %d creates", err, s.Count("POST", "luau-execution-session-tasks"))
 	}
 }
+
+func TestBoundsAndTimeouts(t *testing.T) {
+	cases := []struct {
+		name  string
+		fault cloudtest.Fault
+		kind  cloud.Kind
+		says  string
+	}{
+		{name: "task answer over 5 MiB", fault: cloudtest.Fault{Endpoint: "get", Body: []byte(`{"path":"` + strings.Repeat("x", 6<<20) + `"}`)}, kind: cloud.KindUnavailable, says: "larger than 5 MiB"},
+		{name: "log page over 2 MiB", fault: cloudtest.Fault{Endpoint: "logs", Body: []byte(`{"x":"` + strings.Repeat("x", 3<<20) + `"}`), Times: 10}, kind: 0},
+		{name: "poll never answered", fault: cloudtest.Fault{Endpoint: "get", Hang: true, Times: 10}, kind: cloud.KindUnavailable, says: "gave up after 3 attempts"},
+		{name: "create never answered", fault: cloudtest.Fault{Endpoint: "create", Hang: true}, kind: cloud.KindUnknownOutcome, says: "not sent again"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := cloudtest.New()
+			defer s.Close()
+			s.Inject(tc.fault)
+			c := fast(s)
+			c.RequestTimeout, c.Attempts = 100*time.Millisecond, 3
+			out, err := c.Run(context.Background(), task("x"), nil)
+			if cloud.KindOf(err) != tc.kind {
+				t.Fatalf("got %v (kind %d), want kind %d", err, cloud.KindOf(err), tc.kind)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("%q does not say %q", err, tc.says)
+			}
+			if tc.kind == 0 && (out.LogsErr == nil || !strings.Contains(out.LogsErr.Error(), "larger than 2 MiB")) {
+				t.Fatalf("an oversized log page: LogsErr %v, want a bound", out.LogsErr)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@
 package cloudtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,6 +53,10 @@ type Fault struct {
 	// Drop closes the connection without an answer, after the endpoint
 	// has done its work (a create whose answer is lost).
 	Drop bool
+	// Hang never answers: the request waits until the client gives up.
+	Hang bool
+	// Body, when set, is the answer's body (with Status, default 200).
+	Body []byte
 	// Times is how many requests it catches (default 1).
 	Times int
 }
@@ -191,6 +196,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := s.fault(endpoint)
+	if f != nil && f.Hang {
+		s.mu.Unlock()
+		<-r.Context().Done()
+		s.mu.Lock()
+		return
+	}
+	if f != nil && f.Body != nil {
+		w.WriteHeader(cmp.Or(f.Status, http.StatusOK))
+		_, _ = w.Write(f.Body)
+		return
+	}
 	if f != nil && !f.Drop {
 		for k, v := range f.Header {
 			w.Header().Set(k, v)
