@@ -96,6 +96,8 @@ type request struct {
 	// create marks a call that must not be sent twice: a network error
 	// after the request was written is an unknown outcome.
 	create bool
+	// tries overrides Client.Attempts (1: no retry).
+	tries int
 }
 
 // do sends r, retrying refusals that are safe to retry, and returns the 2xx
@@ -141,7 +143,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		default:
 			return nil, statusError(r.op, status, c.scrub(apiMessage(body)), r.ids)
 		}
-		if attempt >= c.attempts() {
+		if attempt >= c.attempts() || (r.tries > 0 && attempt >= r.tries) {
 			last.Message += fmt.Sprintf(" (gave up after %d attempts)", attempt)
 			return nil, last
 		}

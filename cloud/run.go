@@ -137,7 +137,11 @@ type logCursor struct {
 // logs of a running task, and the final reading gets them all.
 func (l *logCursor) read(ctx context.Context, final bool) error {
 	for range maxLogPages {
-		lines, next, err := l.c.logs(ctx, l.path, l.token)
+		tries := 1
+		if final {
+			tries = 0
+		}
+		lines, next, err := l.c.logs(ctx, l.path, l.token, tries)
 		if err != nil {
 			if !final {
 				l.c.log().Debug("open cloud: logs not readable while the task runs", "err", err)

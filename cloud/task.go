@@ -171,13 +171,14 @@ type logPage struct {
 // near 450 KB, far fewer pages than this).
 const maxLogPages = 1000
 
-// logs reads one page of the task's structured logs.
-func (c *Client) logs(ctx context.Context, path, token string) ([]Line, string, error) {
+// logs reads one page of the task's structured logs; tries 1 makes one
+// attempt (a reading while the task runs, which the next poll repeats).
+func (c *Client) logs(ctx context.Context, path, token string, tries int) ([]Line, string, error) {
 	q := url.Values{"view": {"STRUCTURED"}}
 	if token != "" {
 		q.Set("pageToken", token)
 	}
-	out, err := c.do(ctx, request{op: "list logs", method: "GET", path: "/cloud/v2/" + path + "/logs?" + q.Encode(), maxBytes: maxLogPage, ids: "task " + path})
+	out, err := c.do(ctx, request{op: "list logs", method: "GET", path: "/cloud/v2/" + path + "/logs?" + q.Encode(), maxBytes: maxLogPage, ids: "task " + path, tries: tries})
 	if err != nil {
 		return nil, "", err
 	}
