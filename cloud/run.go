@@ -26,7 +26,7 @@ func (c *Client) Run(ctx context.Context, t Task, onLog func(Line)) (*Outcome, e
 	res, err := c.create(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &Error{Kind: KindInterrupted, Err: ctx.Err(), Message: "interrupted before the task was created"}
+			return nil, &Error{Kind: KindInterrupted, Err: ctx.Err(), Message: "interrupted while creating the task; it may or may not have been created"}
 		}
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func (c *Client) UploadPlace(ctx context.Context, universeID, placeID int64, pat
 		path: fmt.Sprintf("/universes/v1/%d/places/%d/versions?versionType=Saved", universeID, placeID),
 		body: data, contentType: ctype, maxBytes: maxSmallBytes, ids: ids, create: true})
 	if err != nil {
+		if ctx.Err() != nil {
+			return 0, &Error{Kind: KindInterrupted, Err: ctx.Err(), Message: "interrupted during the place upload; a version may or may not have been saved"}
+		}
 		return 0, err
 	}
 	var v struct {
