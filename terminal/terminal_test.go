@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"reflect"
 	"strconv"
@@ -15,12 +16,43 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// runTerminal runs the terminal on the bridge at port, as `studio-bridge
+// --port PORT terminal` does: attached where exec runs scripts, unless
+// opts.Target says otherwise.
+func runTerminal(ctx context.Context, port string, opts Options) error {
+	n, _ := strconv.Atoi(port)
+	b, err := bridge.Connect(ctx, bridge.Options{Port: n, Version: "test"})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	opts.Conn, opts.Version = b, "test"
+	if opts.Target.DefaultContext == "" {
+		opts.Target.DefaultContext = commands.Exec.DefaultContext
+	}
+	return Run(ctx, opts)
+}
 
 func studioPlugin(t *testing.T, port string) {
 	t.Helper()
@@ -53,33 +85,63 @@ func TestTerminalPiped(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code := Run(ctx, []string{"studio-bridge", "--port", port, "terminal"}, IO{In: strings.NewReader(in), Out: &out, Err: &errb})
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
 	}
-	got := out.String()
 	for _, want := range []string{
-		"Attached to Place [edit]",
-		"Place [edit]> ",
-		"...> ", // the for loop continued
 		"one\n", // exec output streamed inline
-		"[Warning] two",
 		"42\nVector3(1, 2, 3)\n",
 		"State:  Edit",
-		"[Warning] careful",
+		"[Warning] careful", // a log line of .logs is its result
 		"Position = Vector3(0, 4, 0)",
+		".logs [count]", // .help's list
+		".run <file>",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, want := range []string{
+		"Attached to Place [edit]",
+		"[Warning] two", // a script's warning
 		"No instance found at path: game.Workspace.Nope",
 		"script error: Script:2: boom",
 		"this Studio window has no server session",
 		"Unknown command .nope",
-		".logs [count]",
-		".run <file>",
 		"Detached.",
 		"Not attached to a session",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
 		}
+	}
+}
+
+// TestTerminalPipedStdoutHoldsOnlyResults: with input and output piped,
+// stdout holds what the scripts printed and returned and nothing else; the
+// banner, notices, warnings and errors go to stderr, and no prompt goes
+// anywhere (no one is typing).
+func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
+	port := freePort(t)
+	studioPlugin(t, port)
+	in := "for i = 1, 2 do\n  print(i)\nend\n.nope\nerror('x')\n.context server\n.query Workspace.Nope\n.disconnect\nprint(1)\n"
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
+	}
+	if want := "one\n42\nVector3(1, 2, 3)\nStarting...\n"; out.String() != want {
+		t.Errorf("stdout %q, want only the results %q", out.String(), want)
+	}
+	for _, want := range []string{"studio-bridge test terminal.", "Attached to Place [edit]", "[Warning] two", "Unknown command .nope",
+		"script error: Script:2: boom", "this Studio window has no server session", "No instance found", "Detached.", "Not attached to a session"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if both := out.String() + errb.String(); strings.Contains(both, "]> ") || strings.Contains(both, "...> ") || strings.Contains(both, "studio-bridge> ") {
+		t.Errorf("a prompt was printed with no one typing:\n%s", both)
 	}
 }
 
@@ -93,9 +155,9 @@ func TestTerminalPTY(t *testing.T) {
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	scr := ptytest.Record(master)
-	done := make(chan int, 1)
+	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), []string{"studio-bridge", "--port", port, "terminal"}, IO{In: slave, Out: slave, Err: slave})
+		done <- runTerminal(context.Background(), port, Options{In: slave, Out: slave, Err: slave})
 	}()
 	typeKeys := func(s string) {
 		if _, err := master.Write([]byte(s)); err != nil {
@@ -122,9 +184,9 @@ func TestTerminalPTY(t *testing.T) {
 
 	typeKeys("\x04")
 	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d\n%s", code, scr.String())
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, scr.String())
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatalf("Ctrl-D did not exit:\n%s", scr.String())
@@ -141,54 +203,6 @@ func TestTerminalPTY(t *testing.T) {
 	}
 	if _, err := os.Stat(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history"); err != nil {
 		t.Errorf("history not saved: %v", err)
-	}
-}
-
-// TestTerminalTimeoutFlag: the global --timeout bounds the terminal's
-// commands as it bounds one-shot ones.
-func TestTerminalTimeoutFlag(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
-	var out, errb bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	code := Run(ctx, []string{"studio-bridge", "--port", port, "--timeout", "300ms", "terminal"},
-		IO{In: strings.NewReader("task.wait(60)\n.exit\n"), Out: &out, Err: &errb})
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
-	}
-	if !strings.Contains(out.String(), "Script execution timed out after 300ms.") {
-		t.Fatalf("no timeout after 300ms:\n%s", out.String())
-	}
-}
-
-// TestTerminalAttachesLikeExecInPlayMode: with a Studio window in Play mode
-// the terminal attaches to the server DataModel, where exec runs scripts by
-// default; --context picks another.
-func TestTerminalAttachesLikeExecInPlayMode(t *testing.T) {
-	port := freePort(t)
-	n, _ := strconv.Atoi(port)
-	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient} {
-		p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
-			Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-		t.Cleanup(p.Close)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "Attached to Place [server]"},
-		{[]string{"--context", "client"}, "Attached to Place [client]"},
-		{[]string{"--context", "edit"}, "Attached to Place [edit]"},
-	} {
-		var out, errb bytes.Buffer
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		args := append([]string{"studio-bridge", "--port", port, "terminal", "--wait", "10s"}, tc.args...)
-		code := Run(ctx, args, IO{In: strings.NewReader(".exit\n"), Out: &out, Err: &errb})
-		cancel()
-		if code != 0 || !strings.Contains(out.String(), tc.want) {
-			t.Errorf("terminal %v: exit %d, want %q in:\n%s%s", tc.args, code, tc.want, out.String(), errb.String())
-		}
 	}
 }
 
@@ -284,7 +298,7 @@ var (
 // newTestRepl is a terminal on a fake bridge, its screen in out.
 func newTestRepl(conn bridge.Conn, out *bytes.Buffer) *repl {
 	return &repl{ctx: context.Background(), conn: conn, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		out: out, defaultContext: commands.Exec.DefaultContext}
+		out: out, msg: out, prompts: io.Discard, defaultContext: commands.Exec.DefaultContext}
 }
 
 // TestTerminalReattaches: a call to a session the bridge no longer knows
@@ -404,8 +418,8 @@ func TestTerminalStartupNotAttached(t *testing.T) {
 		conn := &fakeConn{}
 		conn.set(tt.sessions...)
 		var out bytes.Buffer
-		r := newTestRepl(conn, &out)
-		if err := r.run(IO{In: strings.NewReader(""), Out: &out}, tt.target, 0); err != nil {
+		tt.target.DefaultContext = commands.Exec.DefaultContext
+		if err := Run(context.Background(), Options{Conn: conn, Target: tt.target, In: strings.NewReader(""), Out: &out, Err: &out}); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range tt.want {
@@ -425,8 +439,7 @@ func TestTerminalFollowEnds(t *testing.T) {
 	conn := &fakeConn{}
 	conn.set(editA)
 	var out bytes.Buffer
-	r := newTestRepl(conn, &out)
-	if err := r.run(IO{In: strings.NewReader(".logs --follow\n.state\n"), Out: &out}, bridge.Target{}, 0); err != nil {
+	if err := Run(context.Background(), Options{Conn: conn, In: strings.NewReader(".logs --follow\n.state\n"), Out: &out, Err: &out}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"[Warning] careful", "State:  Edit"} {
@@ -444,13 +457,12 @@ func TestTerminalUnfinishedChunk(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code := Run(ctx, []string{"studio-bridge", "--port", port, "terminal"},
-		IO{In: strings.NewReader("print(1)\nfor i = 1, 2 do\n  print(i)\n"), Out: &out, Err: &errb})
-	if code != ExitFailure || !strings.Contains(errb.String(), `unfinished Luau chunk (2 lines, from "for i = 1, 2 do"), which was not run`) {
-		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	err := runTerminal(ctx, port, Options{In: strings.NewReader("print(1)\nfor i = 1, 2 do\n  print(i)\n"), Out: &out, Err: &errb})
+	if err == nil || !strings.Contains(err.Error(), `unfinished Luau chunk (2 lines, from "for i = 1, 2 do"), which was not run`) {
+		t.Fatalf("error %v, stderr:\n%s", err, errb.String())
 	}
-	if strings.Count(out.String(), "[Warning] two") != 1 {
-		t.Fatalf("print(1) should have run once:\n%s", out.String())
+	if strings.Count(errb.String(), "[Warning] two") != 1 {
+		t.Fatalf("print(1) should have run once:\n%s", errb.String())
 	}
 }
 
@@ -461,8 +473,7 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 	conn := &fakeConn{}
 	conn.set(editA)
 	var out bytes.Buffer
-	r := newTestRepl(conn, &out)
-	if err := r.run(IO{In: strings.NewReader("print(\"oops\n.exit\nprint(2)\n"), Out: &out}, bridge.Target{}, 0); err != nil {
+	if err := Run(context.Background(), Options{Conn: conn, In: strings.NewReader("print(\"oops\n.exit\nprint(2)\n"), Out: &out, Err: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if calls := conn.Calls(); !reflect.DeepEqual(calls, []string{"aaaa-edit-1 exec"}) {
@@ -472,13 +483,13 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 
 // ptyTerminal runs the terminal in a pseudo-terminal: what it shows, a way
 // to type, and its exit code when it ends.
-func ptyTerminal(t *testing.T, args ...string) (scr *ptytest.Screen, typeKeys func(string), exited func() int) {
+func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
-	done := make(chan int, 1)
+	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), append([]string{"studio-bridge"}, args...), IO{In: slave, Out: slave, Err: slave})
+		done <- runTerminal(context.Background(), port, Options{Wait: wait, In: slave, Out: slave, Err: slave})
 	}()
 	t.Cleanup(func() {
 		slave.Close()
@@ -491,14 +502,14 @@ func ptyTerminal(t *testing.T, args ...string) (scr *ptytest.Screen, typeKeys fu
 			t.Fatal(err)
 		}
 	}
-	exited = func() int {
+	exited = func() error {
 		t.Helper()
 		select {
-		case code := <-done:
-			return code
+		case err := <-done:
+			return err
 		case <-time.After(10 * time.Second):
 			t.Fatalf("the terminal did not exit:\n%s", scr.String())
-			return -1
+			return nil
 		}
 	}
 	return scr, typeKeys, exited
@@ -510,7 +521,7 @@ func TestTerminalPTYFollowCtrlC(t *testing.T) {
 	port := freePort(t)
 	studioPlugin(t, port)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, "--port", port, "terminal")
+	scr, typeKeys, exited := ptyTerminal(t, port, 0)
 	scr.WaitFor(t, "Place [edit]> ")
 	typeKeys(".logs --follow\r")
 	scr.WaitFor(t, "[Warning] careful")
@@ -520,9 +531,10 @@ func TestTerminalPTYFollowCtrlC(t *testing.T) {
 	typeKeys(".state\r")
 	scr.WaitFor(t, "State:  Edit")
 	typeKeys("\x04")
-	if code := exited(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, scr.String())
+	if err := exited(); err != nil {
+		t.Fatalf("%v:\n%s", err, scr.String())
 	}
+	scr.WaitFor(t, "Place [edit]> \r\n") // the screen is read asynchronously
 	if got := scr.String(); !strings.HasSuffix(got, "Place [edit]> \r\n") {
 		t.Fatalf("Ctrl-D did not end on a fresh line:\n%q", got[max(0, len(got)-80):])
 	}
@@ -535,7 +547,7 @@ func TestTerminalPTYWaitInterrupt(t *testing.T) {
 	for _, key := range []string{"\x03", "\x04"} {
 		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
 			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-			scr, typeKeys, exited := ptyTerminal(t, "--port", freePort(t), "terminal", "--wait", "25s")
+			scr, typeKeys, exited := ptyTerminal(t, freePort(t), 25*time.Second)
 			scr.WaitFor(t, "Waiting up to 25s for a Studio session (Ctrl-C stops waiting, Ctrl-D exits)")
 			time.Sleep(200 * time.Millisecond)
 			start := time.Now()
@@ -547,8 +559,8 @@ func TestTerminalPTYWaitInterrupt(t *testing.T) {
 				scr.WaitFor(t, "No active sessions") // the wait left no keys behind
 				typeKeys("\x04")
 			}
-			if code := exited(); code != 0 {
-				t.Fatalf("exit %d:\n%s", code, scr.String())
+			if err := exited(); err != nil {
+				t.Fatalf("%v:\n%s", err, scr.String())
 			}
 			if time.Since(start) > 10*time.Second {
 				t.Fatalf("took %s", time.Since(start))
@@ -567,7 +579,7 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 	port := freePort(t)
 	studioPlugin(t, port)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, "--port", port, "terminal")
+	scr, typeKeys, exited := ptyTerminal(t, port, 0)
 	scr.WaitFor(t, "Place [edit]> ")
 	typeKeys("for i = 1, 2 do\r")
 	scr.WaitFor(t, "...> ")
@@ -582,12 +594,10 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 	typeKeys("if true then\r")
 	time.Sleep(100 * time.Millisecond)
 	typeKeys("\x04")
-	if code := exited(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, scr.String())
+	if err := exited(); err != nil {
+		t.Fatalf("%v:\n%s", err, scr.String())
 	}
-	if !strings.Contains(scr.String(), `(1 line, from "if true then"), which was not run`) {
-		t.Fatalf("Ctrl-D inside a chunk did not say it was not run:\n%s", scr.String())
-	}
+	scr.WaitFor(t, `(1 line, from "if true then"), which was not run`) // Ctrl-D inside a chunk says it was not run
 	raw, err := os.ReadFile(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -66,9 +66,9 @@ func TestShellCompletion(t *testing.T) {
 			saved := os.Args
 			os.Args = append([]string{"studio-bridge"}, args...)
 			defer func() { os.Args = saved }()
-			out, errOut, code := run(t, args...)
-			if code != 0 || errOut != "" {
-				t.Fatalf("exit %d, stderr %q", code, errOut)
+			out, errOut, err := run(t, args...)
+			if err != nil || errOut != "" {
+				t.Fatalf("%v, stderr %q", err, errOut)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(out, w) {
@@ -78,9 +78,9 @@ func TestShellCompletion(t *testing.T) {
 		})
 	}
 	for _, shell := range []string{"bash", "zsh", "fish"} {
-		out, errOut, code := run(t, "completion", shell)
-		if code != 0 || !strings.Contains(out, "studio-bridge") || !strings.Contains(out, "complete") {
-			t.Errorf("completion %s: exit %d, stderr %q:\n%s", shell, code, errOut, out)
+		out, errOut, err := run(t, "completion", shell)
+		if err != nil || !strings.Contains(out, "studio-bridge") || !strings.Contains(out, "complete") {
+			t.Errorf("completion %s: %v, stderr %q:\n%s", shell, err, errOut, out)
 		}
 		if shell == "fish" && (strings.Contains(out, "help h help h") || strings.Count(out, "-n '__fish_studio-bridge_no_subcommand' -f -l help") != 1) {
 			t.Errorf("the fish script lists the help command or flag twice:\n%s", out)
@@ -110,8 +110,8 @@ func TestCompletingSessionIDs(t *testing.T) {
 	saved := os.Args
 	os.Args = append([]string{"studio-bridge"}, args...)
 	defer func() { os.Args = saved }()
-	out, errOut, code := run(t, args...)
-	if code != 0 || out != id+"\n" {
-		t.Fatalf("exit %d, stdout %q (want %q), stderr %q", code, out, id+"\n", errOut)
+	out, errOut, err := run(t, args...)
+	if err != nil || out != id+"\n" {
+		t.Fatalf("%v, stdout %q (want %q), stderr %q", err, out, id+"\n", errOut)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func completionCommand(stdio IO) *cli.Command {
 				}
 				fmt.Fprint(stdio.Out, script)
 			default:
-				return usageErr{fmt.Errorf("completion needs a shell: bash, zsh or fish")}
+				return commands.UsageError{Err: fmt.Errorf("completion needs a shell: bash, zsh or fish")}
 			}
 			return nil
 		},
@@ -142,7 +142,7 @@ func sessionIDs(ctx context.Context, args []string) []string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	b, err := bridge.Connect(ctx, bridge.Options{Remote: remote, Version: version, JoinTimeout: 500 * time.Millisecond})
+	b, err := bridge.Connect(ctx, bridge.Options{Remote: remote, Version: commands.Version, JoinTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/mcp"
 )
 
@@ -40,7 +41,7 @@ func mcpCommand(stdio IO) *cli.Command {
 			}
 			log, err := newLogger(level, nil, stdio.Err)
 			if err != nil {
-				return usageErr{err}
+				return commands.UsageError{Err: err}
 			}
 			var tools []string
 			if t := c.String("tools"); t != "" {
@@ -49,10 +50,10 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err := refuseGlobals(c, "it speaks MCP on stdout and runs until its client leaves", "json", "keep-alive"); err != nil {
 				return err
 			}
-			opts := mcp.Options{Version: version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
+			opts := mcp.Options{Version: commands.Version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
 				Timeout: global(c, "timeout").Duration("timeout")}
 			if _, err := mcp.Exposed(opts); err != nil {
-				return usageErr{err}
+				return commands.UsageError{Err: err}
 			}
 			ctx := c.Context
 			// An agent's server outlives a --remote host that is not up
@@ -86,7 +87,7 @@ func mcpCommand(stdio IO) *cli.Command {
 func serveHTTP(ctx context.Context, s *sdk.Server, addr string, stderr io.Writer) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usageErr{fmt.Errorf("--http %q: want HOST:PORT or :PORT", addr)}
+		return commands.UsageError{Err: fmt.Errorf("--http %q: want HOST:PORT or :PORT", addr)}
 	}
 	if host == "" {
 		host = "127.0.0.1"

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -13,11 +13,6 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 )
 
-// failure is a reported failure in Studio (a script error): exit code 1.
-type failure string
-
-func (f failure) Error() string { return string(f) }
-
 // lineWriter prints streamed lines as they arrive: print output on stdout,
 // and Info lines (an error's stack lines), warnings and errors on stderr;
 // or, when the lines are the command's data (followed logs), every line on
@@ -29,7 +24,7 @@ func lineWriter(stdio IO, asJSON, data bool) (write func(commands.Line), flush f
 	out := newLazyFlusher(stdio.Out)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	outColour, errColour := isTerminal(stdio.Out), isTerminal(stdio.Err)
+	outColour, errColour := IsTerminal(stdio.Out), IsTerminal(stdio.Err)
 	var mu sync.Mutex
 	write = func(l commands.Line) {
 		mu.Lock()
@@ -102,8 +97,9 @@ func (f *lazyFlusher) Flush() {
 	_ = f.w.Flush()
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a character device (a terminal): where
+// people read, so tables align and lines are coloured.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -115,7 +111,7 @@ func isTerminal(w io.Writer) bool {
 // statusLine shows transient progress on a terminal's stderr, one line
 // rewritten in place; clear removes it. Elsewhere both do nothing.
 func statusLine(w io.Writer) (show func(string), clear func()) {
-	if !isTerminal(w) {
+	if !IsTerminal(w) {
 		return func(string) {}, func() {}
 	}
 	var mu sync.Mutex

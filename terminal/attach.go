@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 // and Ctrl-D exits, which start reports.
 func (r *repl) start(target bridge.Target, wait time.Duration) (quit bool) {
 	if wait > 0 {
-		fmt.Fprintf(r.out, "Waiting up to %s for a Studio session (Ctrl-C stops waiting, Ctrl-D exits)…\n", wait)
+		fmt.Fprintf(r.msg, "Waiting up to %s for a Studio session (Ctrl-C stops waiting, Ctrl-D exits)…\n", wait)
 	}
 	ctx, done := r.running()
 	r.waiting.Store(true)
-	s, err := resolveWaiting(ctx, r.conn, target, wait)
+	s, err := bridge.ResolveWaiting(ctx, r.conn, target, wait)
 	r.waiting.Store(false)
 	stopped := ctx.Err() != nil && r.ctx.Err() == nil // by Ctrl-C
 	done()
@@ -32,7 +32,7 @@ func (r *repl) start(target bridge.Target, wait time.Duration) (quit bool) {
 	case err == nil:
 		r.attach(s)
 	case stopped:
-		fmt.Fprintln(r.out, "Stopped waiting. Not attached: .sessions lists the sessions, .connect <id> attaches.")
+		fmt.Fprintln(r.msg, "Stopped waiting. Not attached: .sessions lists the sessions, .connect <id> attaches.")
 	default:
 		r.printError(err)
 		r.notAttached(err)
@@ -45,11 +45,11 @@ func (r *repl) notAttached(err error) {
 	var re *bridge.ResolveError
 	switch {
 	case errors.As(err, &re) && len(re.Sessions) > 0:
-		fmt.Fprintln(r.out, "Not attached: pick a session above with .connect <id> (a session id, an instance id or a unique prefix).")
+		fmt.Fprintln(r.msg, "Not attached: pick a session above with .connect <id> (a session id, an instance id or a unique prefix).")
 	case errors.As(err, &re) && re.Kind == bridge.ContextUnavailable:
-		fmt.Fprintln(r.out, "Not attached: .sessions lists the sessions; .connect <id> or .context <edit|server|client> attaches.")
+		fmt.Fprintln(r.msg, "Not attached: .sessions lists the sessions; .connect <id> or .context <edit|server|client> attaches.")
 	default:
-		fmt.Fprintln(r.out, "Not attached. Use .sessions and .connect <id> once Studio is running.")
+		fmt.Fprintln(r.msg, "Not attached. Use .sessions and .connect <id> once Studio is running.")
 	}
 }
 
@@ -68,16 +68,16 @@ func (r *repl) reattach(ctx context.Context) bool {
 	s, ok := successor(old, list)
 	if ok {
 		r.session = s
-		fmt.Fprintf(r.out, "re-attached to %s [%s] (new session %s)\n", s.PlaceName, s.Context, s.SessionID)
+		fmt.Fprintf(r.msg, "re-attached to %s [%s] (new session %s)\n", s.PlaceName, s.Context, s.SessionID)
 		return true
 	}
 	r.attached = false
 	r.printColoured("33", fmt.Sprintf("Session %s of %s [%s] is gone and nothing replaces it: detached.", old.SessionID, old.PlaceName, old.Context))
 	if len(list) > 0 {
-		fmt.Fprint(r.out, commands.RenderSessions(list, time.Now(), true))
-		fmt.Fprintln(r.out, "Attach with .connect <id> (a session id, an instance id or a unique prefix), or .context <edit|server|client>.")
+		fmt.Fprint(r.msg, commands.RenderSessions(list, time.Now(), r.aligned))
+		fmt.Fprintln(r.msg, "Attach with .connect <id> (a session id, an instance id or a unique prefix), or .context <edit|server|client>.")
 	} else {
-		fmt.Fprintln(r.out, "No Studio session is connected: .sessions lists them once Studio is back, .connect <id> attaches.")
+		fmt.Fprintln(r.msg, "No Studio session is connected: .sessions lists them once Studio is back, .connect <id> attaches.")
 	}
 	return false
 }
@@ -109,7 +109,7 @@ func successor(old protocol.SessionInfo, list []protocol.SessionInfo) (protocol.
 
 func (r *repl) attach(s protocol.SessionInfo) {
 	r.session, r.attached = s, true
-	fmt.Fprintf(r.out, "Attached to %s [%s] (%s, session %s).\n", s.PlaceName, s.Context, s.State, s.SessionID)
+	fmt.Fprintf(r.msg, "Attached to %s [%s] (%s, session %s).\n", s.PlaceName, s.Context, s.State, s.SessionID)
 }
 
 // connect attaches to the session rest names, by session id, instance id
@@ -117,7 +117,7 @@ func (r *repl) attach(s protocol.SessionInfo) {
 // Studio window, in the context the terminal starts in.
 func (r *repl) connect(rest []string) {
 	if len(rest) > 1 {
-		fmt.Fprintln(r.out, "usage: .connect [id] (a session id, an instance id or a unique prefix)")
+		fmt.Fprintln(r.msg, "usage: .connect [id] (a session id, an instance id or a unique prefix)")
 		return
 	}
 	var s protocol.SessionInfo
@@ -204,7 +204,7 @@ func (e sessionChoiceError) Unwrap() error { return e.error }
 
 func (r *repl) switchContext(rest []string) {
 	if len(rest) != 1 {
-		fmt.Fprintln(r.out, "usage: .context <edit|server|client>")
+		fmt.Fprintln(r.msg, "usage: .context <edit|server|client>")
 		return
 	}
 	c, err := protocol.ParseContext(rest[0])

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,22 +16,23 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/cli"
 	"github.com/studio-bridge/studio-bridge/commands"
-	"github.com/studio-bridge/studio-bridge/mcp"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// run runs the command line args as the process would, stdin empty, and
+// returns what it printed and its exit code.
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code = Run(ctx, append([]string{"studio-bridge"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code = mainRun(ctx, append([]string{"studio-bridge"}, args...), cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return out.String(), errb.String(), code
 }
 
@@ -44,37 +46,35 @@ func freePort(t *testing.T) string {
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden (run go test ./cmd/studio-bridge -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
+	n, _ := strconv.Atoi(port)
+	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
+		RetryDelays: []time.Duration{50 * time.Millisecond}})
 }
 
-func TestHelpGolden(t *testing.T) {
-	tests := map[string][]string{"help": {"--help"}}
-	for _, c := range newApp(IO{}, new(error)).Commands {
-		tests["help-"+c.Name] = []string{c.Name, "--help"}
-	}
-	for name, args := range tests {
-		t.Run(name, func(t *testing.T) {
-			out, errOut, code := run(t, args...)
-			if code != 0 || errOut != "" {
-				t.Fatalf("exit %d, stderr %q", code, errOut)
-			}
-			golden(t, name, out)
-		})
+// TestExitCodes: each kind of error maps to the exit code the README
+// documents, through wrapping.
+func TestExitCodes(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{errors.New("anything else"), exitFailure},
+		{cli.Failure("script error: boom"), exitFailure},
+		{commands.UsageError{Err: errors.New("bad flag")}, exitUsage},
+		{fmt.Errorf("exec: %w", commands.UsageError{Err: errors.New("empty file")}), exitUsage},
+		{&bridge.ResolveError{Kind: bridge.MultipleInstances}, exitNoSession},
+		{&bridge.PortInUseError{}, exitNoSession},
+		{protocol.Errorf(protocol.CodeSessionNotFound, "gone"), exitNoSession},
+		{protocol.Errorf(protocol.CodeHostUnavailable, "no host"), exitNoSession},
+		{protocol.Errorf(protocol.CodeTimeout, "slow"), exitTimeout},
+		{protocol.Errorf(protocol.CodeCancelled, "cancelled"), exitInterrupted},
+		{fmt.Errorf("waiting: %w", context.Canceled), exitInterrupted},
+	} {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
 	}
 }
 
@@ -118,53 +118,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 				defer p.Close()
 			}
 			_, errOut, code := run(t, args...)
-			if code != ExitUsage {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, errOut)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, exitUsage, errOut)
 			}
 			if !strings.Contains(errOut, tt.want) {
 				t.Fatalf("stderr %q does not contain %q", errOut, tt.want)
 			}
 		})
-	}
-}
-
-func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
-	n, _ := strconv.Atoi(port)
-	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-}
-
-func TestSessionsFromAOneShotHost(t *testing.T) {
-	port := freePort(t)
-	p := startPlugin(t, port, "A")
-	defer p.Close()
-
-	out, errOut, code := run(t, "--port", port, "sessions", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var data commands.SessionsData
-	if err := json.Unmarshal([]byte(out), &data); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
-	}
-	if len(data.Sessions) != 1 || data.Sessions[0].InstanceID != "A" || data.Sessions[0].Context != protocol.ContextEdit {
-		t.Fatalf("sessions: %+v", data.Sessions)
-	}
-
-	out, _, code = run(t, "sessions", "--port", port)
-	if code != 0 || !strings.HasPrefix(out, "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tTest Place (42)\t") {
-		t.Fatalf("not a terminal, so a tab-separated table (exit %d):\n%q", code, out)
-	}
-}
-
-func TestRenderSessionsAlignsForTerminals(t *testing.T) {
-	now := time.Now()
-	list := []protocol.SessionInfo{{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "P", ConnectedAt: now}}
-	if got := commands.RenderSessions(list, now, true); !strings.HasPrefix(got, "INSTANCE  CONTEXT  STATE  PLACE  SESSION  UP\nA         edit     Edit   P      s1       0s\n") {
-		t.Fatalf("aligned table:\n%s", got)
-	}
-	if got := commands.RenderSessions(list, now, false); got != "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tP\ts1\t0s\n" {
-		t.Fatalf("tab-separated table: %q", got)
 	}
 }
 
@@ -174,8 +134,8 @@ func TestCallReportsResolverErrorsWithExit3(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	_, errOut, code := run(t, "--port", port, "call", "state")
-	if code != ExitNoSession {
-		t.Fatalf("exit %d, want %d: %s", code, ExitNoSession, errOut)
+	if code != exitNoSession {
+		t.Fatalf("exit %d, want %d: %s", code, exitNoSession, errOut)
 	}
 	for _, want := range []string{"Multiple Studio instances connected. Specify a sessionId.", "INSTANCE", "--session"} {
 		if !strings.Contains(errOut, want) {
@@ -196,8 +156,8 @@ func TestExecLosesThePluginMidScript(t *testing.T) {
 		}})
 	defer p.Close()
 	out, errOut, code := run(t, "--port", port, "exec", "print('halfway') crash()")
-	if code != ExitNoSession {
-		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, ExitNoSession, out, errOut)
+	if code != exitNoSession {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitNoSession, out, errOut)
 	}
 	if out != "halfway\n" || !strings.Contains(errOut, "disconnected before answering exec") {
 		t.Fatalf("stdout %q, stderr %q", out, errOut)
@@ -214,41 +174,8 @@ func TestScriptFileErrorsExit2(t *testing.T) {
 		{dir, "a directory"},
 	} {
 		_, errOut, code := run(t, "--port", freePort(t), "exec", tt.arg)
-		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+		if code != exitUsage || !strings.Contains(errOut, tt.want) {
 			t.Errorf("exec %s: exit %d, stderr %q (want %q)", tt.arg, code, errOut, tt.want)
 		}
-	}
-}
-
-// TestRegistryReachesEverySurface walks the registry: every command is a
-// CLI command, a terminal dot-command (unless it runs until interrupted or is
-// hidden), and, where MCP-exposed, a tool with an input and output schema.
-func TestRegistryReachesEverySurface(t *testing.T) {
-	app := newApp(IO{}, new(error))
-	dots := map[string]bool{}
-	for _, d := range dotCommands() {
-		dots[d.Name] = true
-	}
-	for _, d := range commands.All {
-		if app.Command(d.Name) == nil {
-			t.Errorf("%s is not a CLI command", d.Name)
-		}
-		if !d.LongRunning && !d.Hidden && !dots[d.Name] {
-			t.Errorf("%s is not a terminal dot-command", d.Name)
-		}
-		if d.MCP {
-			tool := mcp.Tool(d)
-			if tool.Name != "studio_"+d.Name || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
-				t.Errorf("%s: incomplete MCP tool %+v", d.Name, tool)
-			}
-		}
-	}
-}
-
-func TestVersionFlagMatchesVersionCommand(t *testing.T) {
-	flag, _, code := run(t, "--version")
-	cmd, _, code2 := run(t, "version")
-	if code != 0 || code2 != 0 || flag != cmd || !strings.HasPrefix(flag, "studio-bridge ") || !strings.Contains(flag, "protocol ") {
-		t.Fatalf("--version %q (exit %d), version %q (exit %d)", flag, code, cmd, code2)
 	}
 }
