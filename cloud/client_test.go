@@ -189,6 +189,7 @@ func TestRunRetriesAndRefusals(t *testing.T) {
 		{name: "forbidden", faults: []cloudtest.Fault{{Endpoint: "create", Status: 403}}, kind: cloud.KindAuth, says: []string{"ROBLOX_API_KEY", cloud.PermExecWrite, "HTTP 403"}},
 		{name: "no such place", task: func(t *cloud.Task) { t.PlaceID = 99 }, kind: cloud.KindNotFound, says: []string{"universe 1, place 99", "not found"}},
 		{name: "no such version", task: func(t *cloud.Task) { t.Version = 42 }, kind: cloud.KindNotFound, says: []string{"universe 1, place 2, version 42"}},
+		{name: "an answer that echoes the key", faults: []cloudtest.Fault{{Endpoint: "create", Status: 400, Body: []byte(`{"code":"INVALID_ARGUMENT","message":"bad header x-api-key: ` + cloudtest.Key + `"}`)}}, kind: cloud.KindRejected, says: []string{"[API key]"}},
 		{name: "poll refused", faults: []cloudtest.Fault{{Endpoint: "get", Status: 403}}, kind: cloud.KindAuth, creates: 1, says: []string{"get task", "tasks/"}},
 	}
 	for _, tc := range cases {
