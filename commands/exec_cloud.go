@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -114,10 +115,20 @@ func checkCloud(env *Env, args *ExecArgs) (*cloudSetup, error) {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, usage("%s=%q is not an http(s) URL", EnvOpenCloudURL, base)
 		}
+		// The key must not cross a network in clear text: plain http is
+		// for a stand-in on this machine only.
+		if h := u.Hostname(); u.Scheme == "http" && h != "localhost" && !isLoopback(h) {
+			return nil, usage("%s=%q: plain http would send the API key unencrypted; use https (http is accepted for loopback addresses only)", EnvOpenCloudURL, base)
+		}
 	}
 	s.client = cloud.New(base, key)
 	s.client.Log = env.Log
 	return &s, nil
+}
+
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // runCloud is exec --cloud: upload the place file if given, run the script

@@ -30,6 +30,7 @@ func TestExecCloud(t *testing.T) {
 		notOut   []string // not in stdout
 		requests int      // -1: any; else the exact number the server saw
 		timeout  string   // the task timeout sent, when set
+		version  int64    // the place version the task ran against, when set
 	}{
 		{name: "success", outcome: cloudtest.Outcome{Results: []any{1, "two"}, Logs: logs},
 			code: 0, stdout: []string{"hello from the cloud", "bye", "1", `"two"`}, stderr: []string{"careful", "bad thing", "stack line"}, notOut: []string{"careful", "bad thing"}, requests: -1, timeout: "120s"},
@@ -44,6 +45,9 @@ func TestExecCloud(t *testing.T) {
 		{name: "internal error", outcome: cloudtest.Outcome{State: "FAILED", Code: "INTERNAL_ERROR"},
 			code: 3, stderr: []string{"INTERNAL_ERROR"}, requests: -1},
 		{name: "cancelled", outcome: cloudtest.Outcome{State: "CANCELLED"}, code: 3, stderr: []string{"cancelled"}, requests: -1},
+		{name: "a given place version", args: []string{"--place-version", "3"}, code: 0, requests: -1, version: 3},
+		{name: "the latest version", code: 0, requests: -1, version: 7},
+		{name: "no such version", args: []string{"--place-version", "9"}, code: 3, stderr: []string{"universe 1, place 2, version 9", "not found"}, requests: 1},
 		{name: "timeout capped at 300s", args: []string{"--timeout", "10m"}, code: 0, requests: -1, timeout: "300s"},
 		{name: "timeout sent", args: []string{"--timeout", "45s"}, code: 0, requests: -1, timeout: "45s"},
 		{name: "wrong key", env: []string{"ROBLOX_API_KEY=not-the-key-0000"}, code: 3,
@@ -63,6 +67,7 @@ func TestExecCloud(t *testing.T) {
 		{name: "version and file", args: []string{"--place-version", "3", "--place-file", "x.rbxl"}, code: 2, stderr: []string{"contradict"}, requests: 0},
 		{name: "not a place file", args: []string{"--place-file", "x.rbxm"}, code: 2, stderr: []string{"not a place file"}, requests: 0},
 		{name: "bad base URL", env: []string{"STUDIO_BRIDGE_OPEN_CLOUD_URL=ftp://x"}, code: 2, stderr: []string{"STUDIO_BRIDGE_OPEN_CLOUD_URL"}, requests: 0},
+		{name: "plain http off this machine", env: []string{"STUDIO_BRIDGE_OPEN_CLOUD_URL=http://example.com"}, code: 2, stderr: []string{"unencrypted"}, requests: 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,6 +111,9 @@ func TestExecCloud(t *testing.T) {
 			}
 			if tc.timeout != "" && s.Tasks()[0].Timeout != tc.timeout {
 				t.Fatalf("task timeout %q, want %q", s.Tasks()[0].Timeout, tc.timeout)
+			}
+			if tc.version != 0 && (len(s.Tasks()) != 1 || s.Tasks()[0].Version != tc.version) {
+				t.Fatalf("tasks %+v, want one against version %d", s.Tasks(), tc.version)
 			}
 			if n := bp.dials.Load(); n != 0 {
 				t.Fatalf("exec --cloud touched the bridge port %d times", n)
