@@ -93,6 +93,11 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	}
 	ctx := c.Context
 	standalone := d.Standalone != nil && d.Standalone(args)
+	for _, f := range []string{"session", "context", "wait"} {
+		if standalone && d.NeedsSession && c.IsSet(f) {
+			return commands.UsageError{Err: fmt.Errorf("--%s does not apply: with these arguments %s runs without Studio, so there is no session to pick", f, d.Name)}
+		}
+	}
 	var b *bridge.Bridge
 	if !d.Local && !standalone {
 		if b, err = joinBridge(c, log); err != nil {

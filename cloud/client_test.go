@@ -379,3 +379,21 @@ func TestBoundsAndTimeouts(t *testing.T) {
 		})
 	}
 }
+
+// A server that refuses logs until the task ends still yields every line,
+// once, and no error.
+func TestRunLogsRefusedWhileRunning(t *testing.T) {
+	for _, status := range []int{400, 404, 429, 500} {
+		s := cloudtest.New()
+		s.Set(func(s *cloudtest.Server) {
+			s.RunningLogsStatus = status
+			s.Default = cloudtest.Outcome{Queued: 1, Processing: 4, Logs: []string{"a", "b", "c"}}
+		})
+		var got []string
+		out, err := fast(s).Run(context.Background(), task("x"), collect(&got))
+		s.Close()
+		if err != nil || out.LogsErr != nil || strings.Join(got, "|") != "OUTPUT a|OUTPUT b|OUTPUT c" {
+			t.Fatalf("status %d: %v, %v, lines %q", status, err, out.LogsErr, got)
+		}
+	}
+}

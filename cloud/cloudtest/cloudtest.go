@@ -84,6 +84,9 @@ type Server struct {
 	// LogsWhileRunning serves log lines while a task is PROCESSING (one
 	// more line per poll); otherwise logs read empty until it ends.
 	LogsWhileRunning bool
+	// RunningLogsStatus, when set, answers log reads of an unfinished
+	// task with that HTTP status (another way the real API might refuse).
+	RunningLogsStatus int
 	// PageSize is the log lines per page (default 2).
 	PageSize int
 	// Scripts maps a script to its outcome; Default serves the rest.
@@ -366,6 +369,9 @@ func (s *Server) logs(r *http.Request) (int, any) {
 	}
 	if r.URL.Query().Get("view") != "STRUCTURED" {
 		return http.StatusBadRequest, errBody("INVALID_ARGUMENT", "this stand-in serves view=STRUCTURED only")
+	}
+	if st := t.state(); s.RunningLogsStatus != 0 && (st == "QUEUED" || st == "PROCESSING") {
+		return s.RunningLogsStatus, errBody("FAILED_PRECONDITION", "the task has not finished")
 	}
 	start := 0
 	if tok := r.URL.Query().Get("pageToken"); tok != "" {

@@ -64,6 +64,7 @@ func TestExecCloud(t *testing.T) {
 		{name: "bad universe", args: []string{"--universe", "abc"}, code: 2, stderr: []string{`"abc" is not a universe ID`}, requests: 0},
 		{name: "script over 4 MB", args: []string{big}, code: 2, stderr: []string{"larger than 4 MiB"}, requests: 0},
 		{name: "cloud flag without --cloud", args: []string{"--universe", "1", "--no-cloud"}, code: 2, stderr: []string{"--universe only applies with --cloud"}, requests: 0},
+		{name: "a session flag", args: []string{"--session", "abc"}, code: 2, stderr: []string{"--session does not apply"}, requests: 0},
 		{name: "version and file", args: []string{"--place-version", "3", "--place-file", "x.rbxl"}, code: 2, stderr: []string{"contradict"}, requests: 0},
 		{name: "not a place file", args: []string{"--place-file", "x.rbxm"}, code: 2, stderr: []string{"not a place file"}, requests: 0},
 		{name: "bad base URL", env: []string{"STUDIO_BRIDGE_OPEN_CLOUD_URL=ftp://x"}, code: 2, stderr: []string{"STUDIO_BRIDGE_OPEN_CLOUD_URL"}, requests: 0},
