@@ -130,7 +130,12 @@ type logCursor struct {
 	token   string // the page being read
 	seen    int    // lines of that page already passed on
 	emitted int
+	bytes   int // message bytes passed on, bounded by maxLogBytes
 }
+
+// maxLogBytes bounds the log text one task passes on; the API truncates a
+// task's logs near 450 KB, so only a broken answer comes near it.
+const maxLogBytes = 64 << 20
 
 // read passes on the lines not seen yet. While the task runs (final
 // false), a failure only stops this reading: the API does not document
@@ -149,6 +154,9 @@ func (l *logCursor) read(ctx context.Context, final bool) error {
 			return err
 		}
 		for _, line := range lines[min(l.seen, len(lines)):] {
+			if l.bytes += len(line.Message); l.bytes > maxLogBytes {
+				return &Error{Kind: KindUnavailable, Op: "list logs", TaskPath: l.path, Message: fmt.Sprintf("the task's logs exceed %d MiB; the rest were not read", maxLogBytes>>20)}
+			}
 			l.emitted++
 			if l.onLog != nil {
 				l.onLog(line)

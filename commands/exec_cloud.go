@@ -23,6 +23,12 @@ const (
 	EnvOpenCloudURL = "STUDIO_BRIDGE_OPEN_CLOUD_URL"
 )
 
+// The result document keeps as many lines as a local exec's.
+const (
+	maxKeptLines = 10000
+	maxKeptBytes = 4 << 20
+)
+
 // CloudExecData is exec --cloud's output: a local exec's document plus the
 // Open Cloud task's path.
 type CloudExecData struct {
@@ -148,14 +154,24 @@ func runCloud(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 			return nil, cloudError(ctx, err)
 		}
 	}
+	// Every line streams; the document keeps what a local exec keeps
+	// (the plugin's cap: 10,000 lines or 4 MiB) and counts the rest.
 	var lines []Line
+	var seq int64
+	kept, dropped := 0, 0
 	done := env.StatusAfter("running in Open Cloud…")
 	out, err := s.client.Run(ctx, task, func(cl cloud.Line) {
-		l := Line{Level: cloudLevel(cl.Type), Body: cl.Message, Seq: int64(len(lines) + 1)}
+		seq++
+		l := Line{Level: cloudLevel(cl.Type), Body: cl.Message, Seq: seq}
 		if !cl.CreateTime.IsZero() {
 			l.Timestamp = float64(cl.CreateTime.UnixMilli()) / 1000
 		}
-		lines = append(lines, l)
+		if len(lines) < maxKeptLines && kept+len(l.Body) <= maxKeptBytes {
+			lines = append(lines, l)
+			kept += len(l.Body)
+		} else {
+			dropped++
+		}
 		env.emit(l)
 	})
 	done()
@@ -165,7 +181,7 @@ func runCloud(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 	if lines == nil {
 		lines = []Line{}
 	}
-	data := CloudExecData{ExecData: ExecData{Success: out.State == cloud.StateComplete, Logs: lines, ReturnValues: out.Results}, TaskPath: out.TaskPath}
+	data := CloudExecData{ExecData: ExecData{Success: out.State == cloud.StateComplete, Logs: lines, ReturnValues: out.Results, DroppedLogs: dropped}, TaskPath: out.TaskPath}
 	res := &Result{}
 	switch {
 	case out.State == cloud.StateComplete:
@@ -188,9 +204,14 @@ func runCloud(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 		b.WriteString(FormatValue(x) + "\n")
 	}
 	res.Text = b.String()
-	if out.LogsErr != nil {
-		res.Note = "warning: the task's log lines could not all be read: " + out.LogsErr.Error()
+	var notes []string
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("warning: %d more output lines were printed above but are not in the result document (it keeps at most 10,000 lines or 4 MiB)", dropped))
 	}
+	if out.LogsErr != nil {
+		notes = append(notes, "warning: the task's log lines could not all be read: "+out.LogsErr.Error())
+	}
+	res.Note = strings.Join(notes, "\n")
 	return res, nil
 }
 

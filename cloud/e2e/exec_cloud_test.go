@@ -214,3 +214,33 @@ func TestExecCloudPlaceFile(t *testing.T) {
 		t.Fatalf("locked place: exit %d, %d tasks\n%s", r.code, len(s.Tasks()), r.stderr)
 	}
 }
+
+// Every line streams; the document keeps a local exec's 10,000 and counts
+// the rest.
+func TestExecCloudManyLines(t *testing.T) {
+	s := cloudtest.New()
+	defer s.Close()
+	many := make([]string, 10005)
+	for i := range many {
+		many[i] = "line"
+	}
+	s.Set(func(s *cloudtest.Server) {
+		s.Default = cloudtest.Outcome{Logs: many}
+		s.PageSize = 4000
+	})
+	r := runBinary(t, env(t, s, newBridgePort(t)), "exec", "--cloud", "--json", "return 1")
+	ls := lines(r.stdout)
+	if r.code != 0 || len(ls) != len(many)+1 {
+		t.Fatalf("exit %d, %d stdout lines\n%s", r.code, len(ls), r.stderr)
+	}
+	var doc struct {
+		Logs        []json.RawMessage `json:"logs"`
+		DroppedLogs int               `json:"droppedLogs"`
+	}
+	if err := json.Unmarshal([]byte(ls[len(ls)-1]), &doc); err != nil || len(doc.Logs) != 10000 || doc.DroppedLogs != 5 {
+		t.Fatalf("document keeps %d lines, drops %d: %v", len(doc.Logs), doc.DroppedLogs, err)
+	}
+	if n := s.Count("GET", "/logs"); n != 3 {
+		t.Fatalf("%d log pages read, want 3", n)
+	}
+}
