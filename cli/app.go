@@ -125,6 +125,15 @@ func joinBridge(c *cli.Context, log *slog.Logger) (*bridge.Bridge, error) {
 	return bridge.Connect(c.Context, bridgeOptions(c, log))
 }
 
+// leave takes this process off the bridge network (a host hands its
+// sessions over). A failure is logged, not returned: the command's own
+// result stands.
+func leave(b *bridge.Bridge, log *slog.Logger) {
+	if err := b.Close(); err != nil {
+		log.Warn("leaving the bridge network", "err", err)
+	}
+}
+
 func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
 	return bridge.Options{
 		Port:          global(c, "port").Int("port"),

@@ -146,7 +146,7 @@ func sessionIDs(ctx context.Context, args []string) []string {
 	if err != nil {
 		return nil
 	}
-	defer b.Close()
+	defer func() { _ = b.Close() }() // completion prints candidates only: nothing to report to
 	list, err := b.Sessions(ctx)
 	if err != nil {
 		return nil
