@@ -103,7 +103,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		if b, err = joinBridge(c, log); err != nil {
 			return err
 		}
-		defer b.Close()
+		defer leave(b, log)
 	}
 
 	asJSON := global(c, "json").Bool("json")

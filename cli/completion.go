@@ -35,7 +35,9 @@ const zshCompletion = `# studio-bridge completion for zsh: source <(studio-bridg
 autoload -U +X bashcompinit && bashcompinit
 ` + bashCompletion
 
-func completionCommand(stdio IO) *cli.Command {
+// completionCommand prints the completion scripts; fresh makes an app like
+// the running one, whose fish script it prints.
+func completionCommand(stdio IO, fresh func() *cli.App) *cli.Command {
 	return &cli.Command{
 		Name:         "completion",
 		Usage:        "Print a shell completion script: bash, zsh or fish.",
@@ -53,7 +55,7 @@ func completionCommand(stdio IO) *cli.Command {
 			case "fish":
 				// From a fresh app: the running one has been set up, and
 				// its help command and flags would be listed twice.
-				script, err := newApp(stdio, new(error)).ToFishCompletion()
+				script, err := fresh().ToFishCompletion()
 				if err != nil {
 					return err
 				}
@@ -146,7 +148,7 @@ func sessionIDs(ctx context.Context, args []string) []string {
 	if err != nil {
 		return nil
 	}
-	defer b.Close()
+	defer func() { _ = b.Close() }() // completion prints candidates only: nothing to report to
 	list, err := b.Sessions(ctx)
 	if err != nil {
 		return nil

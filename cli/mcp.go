@@ -65,7 +65,7 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer leave(b, log)
 			s, err := mcp.New(b, opts)
 			if err != nil {
 				return err

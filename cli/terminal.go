@@ -43,7 +43,7 @@ func terminalCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer leave(b, log)
 			return terminal.Run(c.Context, terminal.Options{Conn: b, Log: log, Target: target, Wait: c.Duration("wait"),
 				Timeout: global(c, "timeout").Duration("timeout"), Version: commands.Version,
 				In: stdio.In, Out: stdio.Out, Err: stdio.Err})

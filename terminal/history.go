@@ -44,7 +44,7 @@ func loadHistory() *history {
 	if err != nil {
 		return h
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: its Close has nothing to lose
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -59,33 +59,40 @@ func loadHistory() *history {
 	return h
 }
 
-// Add records an entry and appends it to the history file.
-func (h *history) Add(line string) {
+// Add records an entry and appends it to the history file. The entry is
+// kept in memory even when the file cannot be written, which the error
+// reports.
+func (h *history) Add(line string) error {
 	if strings.TrimSpace(line) == "" {
-		return
+		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n := len(h.lines); n > 0 && h.lines[n-1] == line {
-		return
+		return nil
 	}
 	h.lines = append(h.lines, line)
 	if len(h.lines) > historySize {
 		h.lines = h.lines[1:]
 	}
 	if h.path == "" {
-		return
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
-		return
+		return err
 	}
 	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
-		return
+		return err
 	}
-	defer f.Close()
-	raw, _ := json.Marshal(line)
-	_, _ = f.Write(append(raw, '\n'))
+	raw, err := json.Marshal(line)
+	if err == nil {
+		_, err = f.Write(append(raw, '\n'))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr // a failed Close of a written file can lose the entry
+	}
+	return err
 }
 
 // Len is the number of entries.

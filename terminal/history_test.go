@@ -40,3 +40,15 @@ func TestHistoryRoundTrip(t *testing.T) {
 		t.Fatalf("editor sees %d entries, %q, %q", e.Len(), e.At(0), e.At(1))
 	}
 }
+
+// TestHistoryReportsAFileItCannotWrite: an entry the history file cannot
+// take is reported, and kept in memory all the same.
+func TestHistoryReportsAFileItCannotWrite(t *testing.T) {
+	h := &history{path: t.TempDir()} // a directory: opening it to append fails
+	if err := h.Add("print(1)"); err == nil {
+		t.Fatal("writing the history into a directory reported no error")
+	}
+	if h.Len() != 1 || h.At(0) != "print(1)" {
+		t.Fatalf("the entry was not kept in memory: %d entries", h.Len())
+	}
+}

@@ -69,14 +69,16 @@ type repl struct {
 	out, msg io.Writer
 	// prompts receives the prompts of line-by-line mode (the line editor
 	// draws its own): stderr when a person types, else io.Discard.
-	prompts  io.Writer
-	screen   io.Writer // in raw mode, the terminal itself, past the line editor
-	colour   bool
-	aligned  bool // tables are read on a terminal: align them with spaces
-	read     func(prompt string) (string, error)
-	hist     *history // in raw mode
-	session  protocol.SessionInfo
-	attached bool
+	prompts io.Writer
+	screen  io.Writer // in raw mode, the terminal itself, past the line editor
+	colour  bool
+	aligned bool // tables are read on a terminal: align them with spaces
+	read    func(prompt string) (string, error)
+	hist    *history // in raw mode
+	// histFailed is set once saving the history failed (and was logged).
+	histFailed bool
+	session    protocol.SessionInfo
+	attached   bool
 	// defaultContext is the context .connect picks in Play mode, as at
 	// startup: where exec runs scripts.
 	defaultContext protocol.Context
@@ -179,10 +181,16 @@ func plural(n int) string {
 	return "s"
 }
 
-// remember records an entry in the history (in raw mode).
+// remember records an entry in the history (in raw mode). The first entry
+// the history file cannot take is logged; the history still works in
+// memory.
 func (r *repl) remember(entry string) {
-	if r.hist != nil {
-		r.hist.Add(entry)
+	if r.hist == nil {
+		return
+	}
+	if err := r.hist.Add(entry); err != nil && !r.histFailed {
+		r.histFailed = true
+		r.log.Warn("the terminal history is not saved", "err", err)
 	}
 }
 

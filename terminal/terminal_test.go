@@ -607,3 +607,59 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 		t.Fatalf("history file:\n%s\nwant:\n%s", raw, want)
 	}
 }
+
+// TestTerminalTypedWithStdoutRedirected: a person types (stdin is a
+// terminal) while stdout goes to a file: the prompts go to stderr, where
+// the person sees them, and stdout still holds only results.
+func TestTerminalTypedWithStdoutRedirected(t *testing.T) {
+	port := freePort(t)
+	studioPlugin(t, port)
+	master, slave := ptytest.Open(t)
+	defer master.Close()
+	defer slave.Close()
+	var out, errb syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- runTerminal(context.Background(), port, Options{In: slave, Out: &out, Err: &errb}) }()
+	if _, err := master.Write([]byte("print(1)\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(out.String(), "Vector3(1, 2, 3)") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := master.Write([]byte{4}); err != nil { // Ctrl-D: end of input
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Ctrl-D did not end the terminal; stderr:\n%s", errb.String())
+	}
+	if want := "one\n42\nVector3(1, 2, 3)\n"; out.String() != want {
+		t.Errorf("stdout %q, want only the results %q", out.String(), want)
+	}
+	if !strings.Contains(errb.String(), "Place [edit]> ") {
+		t.Errorf("the prompt is not on stderr:\n%s", errb.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the terminal writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
