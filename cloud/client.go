@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -185,7 +184,7 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, status int, 
 		c.log().Debug("open cloud: request failed", "op", r.op, "method", r.method, "path", pathOnly(r.path), "err", c.scrub(err.Error()))
 		return nil, 0, nil, wrote, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // the body is read in full or bounded; Close says nothing more
 	limit := r.maxBytes
 	if resp.StatusCode/100 != 2 {
 		limit = maxSmallBytes
@@ -288,7 +287,5 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
-
-func escape(s string) string { return url.PathEscape(s) }
 
 var errNoPath = errors.New("the create answer has no task path")
