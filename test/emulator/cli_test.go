@@ -61,11 +61,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 // server session and runs there, rather than answering "Session not
 // found" for ever.
 func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	studio := kit.Studio(t, "studio", port, "--quiet", "--play", "--instance", "E2E-REATTACH")
-	b := connect(t, port)
+	port, studio, b := startWindow(t, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 	scr, keys, ctrlD := startTerminal(t, port)
 	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)

@@ -108,6 +108,18 @@ func startServe(t *testing.T, name string, port int) *proc {
 	return kit.Serve(t, name, port, kit.Options{Dir: emulatorD, Combined: true})
 }
 
+// startWindow is most tests' start: a host on a free port, one emulated
+// Studio window on it (started with args) and this test joined to the host
+// as a client.
+func startWindow(t *testing.T, args ...string) (port int, studio *proc, b *bridge.Bridge) {
+	t.Helper()
+	requireSetup(t)
+	port = kit.FreePort(t)
+	startServe(t, "serve", port)
+	studio = kit.Studio(t, "studio", port, args...)
+	return port, studio, connect(t, port)
+}
+
 func connect(t *testing.T, port int) *bridge.Bridge {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -460,11 +472,7 @@ func checkPNGScreenshot(t *testing.T, port int, extra ...string) {
 // tests
 
 func TestEditWindowEveryAction(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	studio := kit.Studio(t, "studio", port, "--instance", "E2E-EDIT")
-	b := connect(t, port)
+	port, studio, b := startWindow(t, "--instance", "E2E-EDIT")
 	s := waitSessions(t, b, "E2E-EDIT", protocol.ContextEdit)[protocol.ContextEdit]
 	if s.State != protocol.StateEdit || s.PlaceName != fixture.Place.Name || s.PluginVersion != "0.1.0" {
 		t.Errorf("session %+v", s)
@@ -725,11 +733,7 @@ func mustJSON(v any) json.RawMessage {
 // DataModel in run mode, no client. Both report state "Run"; a mutating
 // command defaults to the server; and the window goes back to Edit on stop.
 func TestRunMode(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	studio := kit.Studio(t, "studio", port, "--instance", "E2E-RUN")
-	b := connect(t, port)
+	_, studio, b := startWindow(t, "--instance", "E2E-RUN")
 	edit := waitSessions(t, b, "E2E-RUN", protocol.ContextEdit)[protocol.ContextEdit]
 
 	studio.Send(t, "run")
@@ -779,11 +783,7 @@ func TestRunMode(t *testing.T) {
 }
 
 func TestPlayWindowEveryContext(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	studio := kit.Studio(t, "studio", port, "--play", "--instance", "E2E-PLAY")
-	b := connect(t, port)
+	port, studio, b := startWindow(t, "--play", "--instance", "E2E-PLAY")
 	all := waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -981,11 +981,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 }
 
 func TestDropMidRequestAndRecover(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	kit.Studio(t, "studio", port, "--instance", "E2E-DROP", "--fault", "drop:exec")
-	b := connect(t, port)
+	_, _, b := startWindow(t, "--instance", "E2E-DROP", "--fault", "drop:exec")
 	before := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
 
 	r := call(t, b, before.SessionID, "exec", map[string]any{"script": "task.wait(2) return 1"})
@@ -1010,11 +1006,7 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 // boundary) in exec progress, the exec result, the log buffer and live log
 // events, flagging it truncated with its original length.
 func TestHugePrintIsTruncated(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	kit.Studio(t, "studio", port, "--instance", "E2E-HUGE", "--quiet")
-	b := connect(t, port)
+	_, _, b := startWindow(t, "--instance", "E2E-HUGE", "--quiet")
 	s := waitSessions(t, b, "E2E-HUGE", protocol.ContextEdit)[protocol.ContextEdit]
 	id := s.SessionID
 

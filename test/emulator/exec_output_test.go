@@ -66,11 +66,7 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 // hold that (Studio does) and the plugin's caps apply: the first 10,000
 // lines, or 4 MiB of them, then droppedLogs.
 func TestExecOutputUpToTheCaps(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	startServe(t, "serve", port)
-	kit.Studio(t, "studio", port, "--instance", "E2E-EXEC-CAPS", "--quiet")
-	b := connect(t, port)
+	port, _, b := startWindow(t, "--instance", "E2E-EXEC-CAPS", "--quiet")
 	waitSessions(t, b, "E2E-EXEC-CAPS", protocol.ContextEdit)
 
 	type line struct {
