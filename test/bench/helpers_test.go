@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,6 +74,9 @@ func kB(v string) (int64, error) {
 // memMB returns a process's VmRSS and VmHWM (peak RSS) in MiB.
 func memMB(b *testing.B, pid int) (rss, peak float64) {
 	b.Helper()
+	if runtime.GOOS != "linux" {
+		b.Skip("the host's memory is read from /proc/<pid>/status, which only Linux has")
+	}
 	st, err := procStatus(pid)
 	if err != nil {
 		b.Fatal(err)
