@@ -1,9 +1,19 @@
 // Package kit is the one set of helpers for tests that run studio-bridge as
-// real processes on real sockets: build the binary once, free loopback
-// ports, the environment every child gets (ChildEnv), background processes
-// with their output (Start, Proc), stopping processes on every platform,
-// polling (WaitFor) and the host's /health.
+// real processes on real sockets:
 //
-// It imports no studio-bridge package but protocol, so that the bridge
-// package's own tests can use it too.
+//   - build the binary once per test run (Binary, Main) or any other
+//     command of the module (Build);
+//   - free loopback ports (FreePort);
+//   - the environment of every child process (ChildEnv: the developer's
+//     STUDIO_BRIDGE_* settings removed, one STUDIO_BRIDGE_CONFIG_DIR per
+//     test) — the one place where per-test environment is set;
+//   - background processes with their output (Start, Proc), a host (Serve),
+//     an emulated Studio window (Studio), stopping processes on every
+//     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
+//   - fake plugins (Plugin, Fleet), polling (WaitFor) and the host's
+//     /health (Health, WaitHealth).
+//
+// It imports no studio-bridge package but protocol and test/fakeplugin, so
+// that the bridge package's own tests can use it too; helpers that need a
+// *bridge.Bridge stay with their tests.
 package kit
