@@ -256,7 +256,7 @@ func (r *rawConn) assertOpen() {
 
 func goodHello(instance string, ctx protocol.Context) protocol.Hello {
 	return protocol.Hello{
-		ProtocolVersions: protocol.SupportedVersions, PluginVersion: "1.0.0",
+		ProtocolVersions: []int{1}, PluginVersion: "1.0.0",
 		InstanceID: instance, Context: ctx, PlaceName: "Raw Place", State: protocol.StateEdit,
 		Capabilities: []string{"exec"},
 	}
@@ -268,7 +268,7 @@ func rawPlugin(t *testing.T, port int, hello protocol.Hello) (*rawConn, protocol
 	r := openRaw(t, port, protocol.PathPlugin)
 	r.send(hello)
 	w := r.expect(protocol.TypeWelcome).(protocol.Welcome)
-	if uuid.Validate(w.SessionID) != nil || w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != protocol.Version {
+	if uuid.Validate(w.SessionID) != nil || w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != 1 {
 		t.Fatalf("welcome: %+v", w)
 	}
 	return r, w

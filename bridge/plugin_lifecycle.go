@@ -188,6 +188,8 @@ func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) *pluginSessi
 	}
 	s := newSession(h, false, info, secret)
 	attachLocked(s, sock)
+	h.plugins[id] = s
+	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is welcome
 	_ = sock.send(protocol.Welcome{
 		ProtocolVersion:     1,
 		SessionID:           id,
@@ -196,8 +198,6 @@ func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) *pluginSessi
 		HostVersion:         h.cfg.Version,
 		ResumeSecret:        secret,
 	})
-	h.plugins[id] = s
-	h.announceLocked(protocol.SessionConnected, info)
 	return s
 }
 
@@ -245,9 +245,9 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 	applyAttach(&info, a)
 	s := newSession(h, true, info, protocol.NewResumeSecret())
 	attachLocked(s, sock)
-	_ = sock.send(protocol.Attached{Ref: a.Ref, SessionID: id, ResumeSecret: s.secret})
 	h.plugins[id] = s
-	h.announceLocked(protocol.SessionConnected, info)
+	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is attached
+	_ = sock.send(protocol.Attached{Ref: a.Ref, SessionID: id, ResumeSecret: s.secret})
 	h.mu.Unlock()
 	s.log.Info("plugin session attached", "place", info.PlaceName)
 }
