@@ -29,7 +29,7 @@ type v2Host struct {
 	port int
 }
 
-func newV2Host(t *testing.T, cfg HostConfig) *v2Host {
+func newV2Host(t testing.TB, cfg HostConfig) *v2Host {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -54,7 +54,7 @@ func (h *v2Host) callT(t *testing.T, sid, action string, payload any) (json.RawM
 	return h.call(ctx, sid, action, raw, 30*time.Second, nil)
 }
 
-func startWindow(t *testing.T, cfg fakeplugin.WindowConfig) (*fakeplugin.Window, map[protocol.Context]string) {
+func startWindow(t testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window, map[protocol.Context]string) {
 	t.Helper()
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = []time.Duration{20 * time.Millisecond}
