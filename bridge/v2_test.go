@@ -442,3 +442,22 @@ func TestV2RefreshMovesSessionsWithoutLosingCalls(t *testing.T) {
 		t.Fatalf("sessions after refresh: %+v", h.Sessions())
 	}
 }
+
+// A call made while its session is held (socket gone, plugin not back yet)
+// waits, and is sent when the plugin re-attaches.
+func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
+	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, RetryDelays: []time.Duration{200 * time.Millisecond},
+		Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
+			return fakeplugin.Reply{Payload: "late but fine"}
+		}}}})
+	sid := ids[protocol.ContextEdit]
+	w.Drop()
+	out, err := h.callT(t, sid, "state", nil)
+	if err != nil || string(out) != `"late but fine"` {
+		t.Fatalf("call during the grace = %s, %v", out, err)
+	}
+	if n := w.Runs(protocol.ContextEdit, "state"); n != 1 {
+		t.Fatalf("ran %d times", n)
+	}
+}
