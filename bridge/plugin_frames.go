@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -160,57 +159,4 @@ func (sock *pluginSocket) unknownSession(id, typ string) {
 		return
 	}
 	sock.notice(id, protocol.CodeSessionNotFound, fmt.Sprintf("%s for a session this connection does not carry", typ), id)
-}
-
-// stateChange is the payload of a plugin "state" event; absent fields keep
-// their values.
-type stateChange struct {
-	State     *protocol.State `json:"state"`
-	PlaceName *string         `json:"placeName"`
-	PlaceID   *int64          `json:"placeId"`
-	GameID    *int64          `json:"gameId"`
-}
-
-// pluginEvent records a state change and relays an event to the session's
-// local subscribers and watching clients.
-func (h *Host) pluginEvent(sock *pluginSocket, s *pluginSession, ev protocol.Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ev.SessionID = s.id()
-	if ev.Event == "state" {
-		var sc stateChange
-		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) {
-			sid := ""
-			if s.v2 {
-				sid = s.id()
-			}
-			sock.notice(sid, protocol.CodeInvalidPayload, "state event payload must be {state, placeName?, placeId?, gameId?} with a valid state", "state")
-			return
-		}
-		if sc.State != nil {
-			s.info.State = *sc.State
-		}
-		if sc.PlaceName != nil {
-			s.info.PlaceName = *sc.PlaceName
-		}
-		if sc.PlaceID != nil {
-			s.info.PlaceID = *sc.PlaceID
-		}
-		if sc.GameID != nil {
-			s.info.GameID = *sc.GameID
-		}
-		if h.plugins[s.id()] == s {
-			h.announceLocked(protocol.SessionUpdated, s.info)
-		}
-	}
-	h.hub.publish(ev)
-	if watchers := h.watching[ev.SessionID]; len(watchers) > 0 {
-		data, err := protocol.Encode(ev)
-		if err != nil {
-			return
-		}
-		for c := range watchers {
-			_ = c.sendEncoded(data)
-		}
-	}
 }
