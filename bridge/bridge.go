@@ -344,7 +344,7 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 		}
 		return Health{}, fmt.Errorf("%w: %v", errStranger, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // a read body's Close error says nothing about what was read
 	var h Health
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&h); err != nil || h.Service != protocol.ServiceName {
 		return Health{}, fmt.Errorf("%w: GET %s answered %s", errStranger, protocol.PathHealth, resp.Status)

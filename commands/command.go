@@ -48,6 +48,9 @@ type Definition struct {
 	// Local commands run without joining the bridge network (version,
 	// install-plugin).
 	Local bool
+	// Standalone, when set and true for the given arguments, runs the
+	// command without the bridge network or a session (exec --cloud).
+	Standalone func(args any) bool
 	// Hidden keeps the command out of help listings.
 	Hidden bool
 	// DataLines marks commands whose streamed lines are their output

@@ -19,6 +19,13 @@ import (
 // ExecArgs are the exec command's arguments.
 type ExecArgs struct {
 	Script string `json:"script" pos:"true" required:"true" usage:"Luau code, a .luau file, or - for standard input" desc:"Luau code to execute in Studio."`
+	// Cloud runs the script through Open Cloud Luau Execution instead of
+	// Studio (exec_cloud.go); the rest are its arguments.
+	Cloud        bool   `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
+	Universe     string `json:"universe" mcp:"-" usage:"with --cloud: the experience's universe ID (default $ROBLOX_UNIVERSE_ID)"`
+	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
+	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
+	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx as a Saved version first, then run against exactly that version"`
 }
 
 // ExecData is the exec command's output.
@@ -37,11 +44,14 @@ const MaxScriptBytes = 4 << 20
 
 // Exec runs Luau in a session.
 var Exec = &Definition{
-	Name:           "exec",
-	Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
-	Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
-	Args:           &ExecArgs{},
-	NeedsSession:   true,
+	Name:         "exec",
+	Summary:      "Run Luau in Studio: inline code, a file, or standard input.",
+	Description:  "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
+	Args:         &ExecArgs{},
+	NeedsSession: true,
+	// With --cloud (or a --cloud flag, to refuse it at once) exec needs
+	// no Studio: it runs in Open Cloud (exec_cloud.go).
+	Standalone:     func(a any) bool { return a.(*ExecArgs).Cloud || a.(*ExecArgs).cloudFlag() != "" },
 	DefaultContext: protocol.ContextServer,
 	Mutates:        true,
 	Output:         ExecData{},
@@ -61,6 +71,9 @@ var Exec = &Definition{
 		args := a.(*ExecArgs)
 		if strings.TrimSpace(args.Script) == "" {
 			return nil, UsageError{errors.New("exec: the script is empty")}
+		}
+		if args.Cloud || args.cloudFlag() != "" {
+			return runCloud(ctx, env, args)
 		}
 		var data ExecData
 		err := action(ctx, env, "exec", args, &data, func(p json.RawMessage) {

@@ -40,6 +40,7 @@ func DefaultPluginsDir() (string, error) {
 		}
 		return filepath.Join(home, "Documents", "Roblox", "Plugins"), nil
 	}
+	//lint:ignore ST1005 "Roblox Studio" is a proper noun
 	return "", fmt.Errorf("Roblox Studio does not run on %s, so there is no default plugins folder; pass --dir", runtime.GOOS)
 }
 

@@ -87,6 +87,7 @@ var Launch = &Definition{
 				// Studio's launcher may hand over to another process and exit
 				// at once; only a failure is news.
 				if err != nil {
+					//lint:ignore ST1005 "Roblox Studio" is a proper noun
 					return nil, fmt.Errorf("Roblox Studio exited before its plugin connected: %v", err)
 				}
 				exited = nil
@@ -158,6 +159,7 @@ func studioExecutable(flag string) (string, error) {
 			return mac, nil
 		}
 	}
+	//lint:ignore ST1005 "Roblox Studio" is a proper noun
 	return "", errors.New("Roblox Studio is not installed where studio-bridge looks on this OS; pass --studio-path or set STUDIO_BRIDGE_STUDIO_PATH")
 }
 

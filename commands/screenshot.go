@@ -117,11 +117,11 @@ func writeFileAtomic(path string, data []byte) error {
 	cerr := tmp.Close()
 	merr := os.Chmod(tmp.Name(), 0o644) // CreateTemp makes files private
 	if err := errors.Join(werr, cerr, merr); err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name()) // best effort: the failed write is the error to report
 		return writeError(path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name()) // best effort: the failed rename is the error to report
 		return writeError(path, err)
 	}
 	return nil

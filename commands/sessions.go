@@ -78,7 +78,7 @@ func RenderSessions(list []protocol.SessionInfo, now time.Time, aligned bool) st
 		}
 	}
 	if tw != nil {
-		tw.Flush()
+		_ = tw.Flush() // into a strings.Builder, whose writes cannot fail
 	}
 	return b.String()
 }

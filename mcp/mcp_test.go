@@ -533,6 +533,7 @@ func TestSessionLogsTemplate(t *testing.T) {
 	}
 	_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: sessionURIPrefix + "nope/logs"})
 	var werr *jsonrpc.Error
+	//lint:ignore SA1019 the code sdk.ResourceNotFoundError sends, whichever one MCPGODEBUG picks
 	if !errors.As(err, &werr) || werr.Code != sdk.CodeResourceNotFound {
 		t.Fatalf("unknown session: want resource-not-found, got %v", err)
 	}

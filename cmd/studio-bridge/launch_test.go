@@ -68,7 +68,7 @@ func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	}
 
 	_, errOut, code = run(t, "launch", "--studio-path", filepath.Join(t.TempDir(), "nope"))
-	if code != ExitUsage || !strings.Contains(errOut, "--studio-path") {
+	if code != exitUsage || !strings.Contains(errOut, "--studio-path") {
 		t.Fatalf("missing studio: exit %d %s", code, errOut)
 	}
 }
@@ -94,7 +94,7 @@ func TestLaunchRefusesWhatStudioCannotOpen(t *testing.T) {
 	} {
 		// No Studio anywhere: the place is still what is reported.
 		_, errOut, code := run(t, "--port", port, "launch", tt.place, "--studio-path", "")
-		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+		if code != exitUsage || !strings.Contains(errOut, tt.want) {
 			t.Errorf("launch %s: exit %d, stderr %q, want %q", tt.place, code, errOut, tt.want)
 		}
 	}
@@ -110,7 +110,7 @@ func TestLaunchRefusesWhatStudioCannotOpen(t *testing.T) {
 	})
 	start := time.Now()
 	_, errOut, code := run(t, "--port", port, "launch", "--studio-path", slow, "--wait", "40s", "--timeout", "500ms")
-	if code != ExitTimeout || time.Since(start) > 10*time.Second {
+	if code != exitTimeout || time.Since(start) > 10*time.Second {
 		t.Fatalf("--timeout 500ms: exit %d after %s: %s", code, time.Since(start), errOut)
 	}
 }

@@ -2,13 +2,33 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/cli"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/plugin"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// Exit codes, documented in the README.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitNoSession   = 3
+	exitTimeout     = 4
+	exitInterrupted = 130
 )
 
 func main() {
@@ -23,9 +43,19 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal starts a graceful stop; a second one kills at once.
 	context.AfterFunc(ctx, stop)
-	code := Run(ctx, os.Args, IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	code := mainRun(ctx, os.Args, cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
+}
+
+// mainRun runs the command line and returns the process's exit code,
+// having reported any error on stderr.
+func mainRun(ctx context.Context, args []string, stdio cli.IO) int {
+	err := cli.Run(ctx, args, stdio)
+	if err != nil {
+		printError(stdio.Err, err)
+	}
+	return exitCode(err)
 }
 
 // oneShot reports whether the command line runs a short command rather than
@@ -38,4 +68,48 @@ func oneShot(args []string) bool {
 		}
 	}
 	return true
+}
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue commands.UsageError
+	var re *bridge.ResolveError
+	var pe *bridge.PortInUseError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, new(cli.Failure)):
+		return exitFailure
+	case errors.As(err, &re), errors.As(err, &pe):
+		return exitNoSession
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	}
+	switch protocol.CodeOf(err) {
+	case protocol.CodeSessionNotFound, protocol.CodeSessionDisconnected, protocol.CodeUnknownOutcome,
+		protocol.CodeHostUnavailable, protocol.CodeShuttingDown:
+		return exitNoSession
+	case protocol.CodeTimeout:
+		return exitTimeout
+	case protocol.CodeCancelled:
+		return exitInterrupted
+	}
+	return exitFailure
+}
+
+// printError reports err for people: the error, a hint at what to do, and
+// for an ambiguous target the sessions to choose from.
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "studio-bridge: %v\n", err)
+	if hint := commands.Hint(err); hint != "" {
+		fmt.Fprintf(w, "  %s\n", hint)
+	}
+	var re *bridge.ResolveError
+	if errors.As(err, &re) && len(re.Sessions) > 0 {
+		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now(), cli.IsTerminal(w)))
+		fmt.Fprintln(w, "\nPick one with --session <SESSION>, or --context edit|server|client within one Studio instance.")
+	}
 }

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/mcp"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/terminal"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// run runs the command line args, stdin empty.
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = Run(ctx, append([]string{"studio-bridge"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return out.String(), errb.String(), err
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden (run go test ./cli -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	tests := map[string][]string{"help": {"--help"}}
+	for _, c := range newApp(IO{}, new(error)).Commands {
+		tests["help-"+c.Name] = []string{c.Name, "--help"}
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, err := run(t, args...)
+			if err != nil || errOut != "" {
+				t.Fatalf("%v, stderr %q", err, errOut)
+			}
+			golden(t, name, out)
+		})
+	}
+}
+
+func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
+	n, _ := strconv.Atoi(port)
+	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
+		RetryDelays: []time.Duration{50 * time.Millisecond}})
+}
+
+func TestSessionsFromAOneShotHost(t *testing.T) {
+	port := freePort(t)
+	p := startPlugin(t, port, "A")
+	defer p.Close()
+
+	out, errOut, err := run(t, "--port", port, "sessions", "--json")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	var data commands.SessionsData
+	if err := json.Unmarshal([]byte(out), &data); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if len(data.Sessions) != 1 || data.Sessions[0].InstanceID != "A" || data.Sessions[0].Context != protocol.ContextEdit {
+		t.Fatalf("sessions: %+v", data.Sessions)
+	}
+
+	out, _, err = run(t, "sessions", "--port", port)
+	if err != nil || !strings.HasPrefix(out, "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tTest Place (42)\t") {
+		t.Fatalf("not a terminal, so a tab-separated table (%v):\n%q", err, out)
+	}
+}
+
+func TestRenderSessionsAlignsForTerminals(t *testing.T) {
+	now := time.Now()
+	list := []protocol.SessionInfo{{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "P", ConnectedAt: now}}
+	if got := commands.RenderSessions(list, now, true); !strings.HasPrefix(got, "INSTANCE  CONTEXT  STATE  PLACE  SESSION  UP\nA         edit     Edit   P      s1       0s\n") {
+		t.Fatalf("aligned table:\n%s", got)
+	}
+	if got := commands.RenderSessions(list, now, false); got != "INSTANCE\tCONTEXT\tSTATE\tPLACE\tSESSION\tUP\nA\tedit\tEdit\tP\ts1\t0s\n" {
+		t.Fatalf("tab-separated table: %q", got)
+	}
+}
+
+// TestRegistryReachesEverySurface walks the registry: every command is a
+// CLI command, a terminal dot-command (unless it runs until interrupted or is
+// hidden), and, where MCP-exposed, a tool with an input and output schema.
+func TestRegistryReachesEverySurface(t *testing.T) {
+	app := newApp(IO{}, new(error))
+	dots := map[string]bool{}
+	for _, d := range terminal.DotCommands() {
+		dots[d.Name] = true
+	}
+	for _, d := range commands.All {
+		if app.Command(d.Name) == nil {
+			t.Errorf("%s is not a CLI command", d.Name)
+		}
+		if !d.LongRunning && !d.Hidden && !dots[d.Name] {
+			t.Errorf("%s is not a terminal dot-command", d.Name)
+		}
+		if d.MCP {
+			tool := mcp.Tool(d)
+			if tool.Name != "studio_"+d.Name || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+				t.Errorf("%s: incomplete MCP tool %+v", d.Name, tool)
+			}
+		}
+	}
+}
+
+func TestVersionFlagMatchesVersionCommand(t *testing.T) {
+	flag, _, err := run(t, "--version")
+	cmd, _, err2 := run(t, "version")
+	if err != nil || err2 != nil || flag != cmd || !strings.HasPrefix(flag, "studio-bridge ") || !strings.Contains(flag, "protocol ") {
+		t.Fatalf("--version %q (%v), version %q (%v)", flag, err, cmd, err2)
+	}
+}

@@ -1,0 +1,43 @@
+package terminal
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+)
+
+func TestSplitWords(t *testing.T) {
+	got, err := splitWords(`.query "Workspace.My Part" --depth 2  'a b'`)
+	want := []string{".query", "Workspace.My Part", "--depth", "2", "a b"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q %v", got, err)
+	}
+	if _, err := splitWords(`.query "open`); err == nil {
+		t.Fatal("unclosed quote must fail")
+	}
+}
+
+func TestDotArgs(t *testing.T) {
+	a, err := dotArgs(commands.Logs, []string{"20", "--head", "--levels", "Warning,Error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := a.(*commands.LogsArgs)
+	if logs.Count != 20 || logs.Direction != "head" || !reflect.DeepEqual(logs.Levels, []string{"Warning", "Error"}) {
+		t.Fatalf("%+v", logs)
+	}
+	q, err := dotArgs(commands.Query, []string{"Workspace", "-d", "1", "--attributes", "--properties=Name,Size"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa := q.(*commands.QueryArgs)
+	if qa.Path != "Workspace" || qa.Depth != 1 || !qa.IncludeAttributes || len(qa.Properties) != 2 {
+		t.Fatalf("%+v", qa)
+	}
+	for _, bad := range [][]string{{"--nope"}, {"1", "2"}, {"--count"}, {"--levels", "Loud"}, {"ten"}} {
+		if _, err := dotArgs(commands.Logs, bad); err == nil {
+			t.Errorf("%q must fail", bad)
+		}
+	}
+}

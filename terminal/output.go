@@ -1,0 +1,80 @@
+package terminal
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// say tells the person something: a notice, not a result.
+func (r *repl) say(format string, a ...any) {
+	fmt.Fprintf(r.msg, format+"\n", a...)
+}
+
+// endLine leaves the cursor at the start of a fresh line for the shell. In
+// raw mode it writes past the line editor, which would draw its prompt
+// again after anything written through it; elsewhere it ends the last
+// prompt, if prompts are shown.
+func (r *repl) endLine() {
+	if r.screen != nil {
+		r.out = crlfWriter{r.screen}
+		r.msg = r.out
+		fmt.Fprintln(r.msg)
+		return
+	}
+	fmt.Fprintln(r.prompts)
+}
+
+// printLine prints a line a command streams: a script's output, or a log
+// line. Printed output is a result; info, warnings and errors are said to
+// the person, unless the lines are the command's data (followed logs).
+func (r *repl) printLine(l commands.Line, data bool) {
+	text := strings.TrimSuffix(commands.RenderLine(l), "\n")
+	w := r.msg
+	if data || (l.Level != "Warning" && l.Level != "Error" && l.Level != "Info") {
+		w = r.out
+	}
+	switch l.Level {
+	case "Warning":
+		text = r.paint("33", text)
+	case "Error":
+		text = r.paint("31", text)
+	}
+	fmt.Fprintln(w, text)
+}
+
+func (r *repl) printError(err error) {
+	if protocol.CodeOf(err) == protocol.CodeCancelled {
+		r.printColoured("33", "cancelled")
+		return
+	}
+	r.printColoured("31", err.Error())
+	if hint := commands.Hint(err); hint != "" {
+		r.say("  %s", hint)
+	}
+	var re *bridge.ResolveError
+	var ce sessionChoiceError
+	switch {
+	case errors.As(err, &re) && len(re.Sessions) > 0:
+		fmt.Fprint(r.msg, commands.RenderSessions(re.Sessions, time.Now(), r.aligned))
+	case errors.As(err, &ce):
+		fmt.Fprint(r.msg, commands.RenderSessions(ce.sessions, time.Now(), r.aligned))
+	}
+}
+
+// printColoured says text in an ANSI colour (on a terminal).
+func (r *repl) printColoured(code, text string) {
+	fmt.Fprintln(r.msg, r.paint(code, text))
+}
+
+func (r *repl) paint(code, text string) string {
+	if !r.colour {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
