@@ -461,3 +461,51 @@ func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
 		t.Fatalf("ran %d times", n)
 	}
 }
+
+// Session-scoped frames on a v2 socket must name a session the socket
+// carries; anything else draws a notice and the socket stays open.
+func TestV2SessionFramesNeedTheirSession(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	r := openRaw(t, h.port, protocol.PathPlugin)
+	hello := goodHello("W", protocol.ContextEdit)
+	hello.ProtocolVersions = []int{2}
+	r.send(hello)
+	r.expect(protocol.TypeWelcome)
+	r.send(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
+	mine := r.expect(protocol.TypeAttached).(protocol.Attached).SessionID
+
+	startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "other", Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit}}})
+	var theirs string
+	for _, s := range h.Sessions() {
+		if s.InstanceID == "other" {
+			theirs = s.SessionID
+		}
+	}
+	tests := []struct {
+		name string
+		m    protocol.Message
+		code protocol.Code
+	}{
+		{"response without sessionId", protocol.Response{ID: "1", OK: true}, protocol.CodeMalformedFrame},
+		{"event without sessionId", protocol.Event{Event: "log"}, protocol.CodeMalformedFrame},
+		{"event for another socket's session", protocol.Event{SessionID: theirs, Event: "log"}, protocol.CodeSessionNotFound},
+		{"response for another socket's session", protocol.Response{SessionID: theirs, ID: "1", OK: true}, protocol.CodeSessionNotFound},
+		{"detach of another socket's session", protocol.Detach{SessionID: theirs}, protocol.CodeSessionNotFound},
+		{"response for no request", protocol.Response{SessionID: mine, ID: "99", OK: true}, protocol.CodeUnknownRequest},
+	}
+	for _, tt := range tests {
+		r.send(tt.m)
+		n := r.expect(protocol.TypeError).(protocol.ErrorNotice)
+		if n.Code != tt.code {
+			t.Errorf("%s: notice %s (%s), want %s", tt.name, n.Code, n.Message, tt.code)
+		}
+	}
+	r.send(protocol.Ack{SessionID: mine, ID: "12345"}) // ignored silently
+	r.send(protocol.Ping{SessionID: mine, T: 9})
+	if p := r.expect(protocol.TypePong).(protocol.Pong); p.SessionID != mine || p.T != 9 {
+		t.Fatalf("session pong: %+v", p)
+	}
+	if !hasSession(h.Host, theirs) || !hasSession(h.Host, mine) {
+		t.Fatal("a session went away")
+	}
+}
