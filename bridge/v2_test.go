@@ -509,3 +509,33 @@ func TestV2SessionFramesNeedTheirSession(t *testing.T) {
 		t.Fatal("a session went away")
 	}
 }
+
+// A host that stops does not keep callers waiting out the resume grace of a
+// session whose socket had dropped: nothing is held once the host goes.
+func TestV2ShutdownEndsHeldSessions(t *testing.T) {
+	h := newV2Host(t, HostConfig{ResumeGrace: time.Hour})
+	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
+		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }},
+	}})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.callT(t, ids[protocol.ContextEdit], "exec", nil)
+		errc <- err
+	}()
+	eventually(t, "the exec to start", func() bool { return w.Runs(protocol.ContextEdit, "exec") == 1 })
+	w.Drop()
+	eventually(t, "the session to be held", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		s := h.plugins[ids[protocol.ContextEdit]]
+		return s != nil && s.sock == nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; codeOf(err) != protocol.CodeUnknownOutcome {
+		t.Fatalf("held call at shutdown: %v, want UNKNOWN_OUTCOME", err)
+	}
+}
