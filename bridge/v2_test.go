@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -538,4 +539,83 @@ func TestV2ShutdownEndsHeldSessions(t *testing.T) {
 	if err := <-errc; codeOf(err) != protocol.CodeUnknownOutcome {
 		t.Fatalf("held call at shutdown: %v, want UNKNOWN_OUTCOME", err)
 	}
+}
+
+// Calls keep flowing, each run exactly once, while windows' sockets drop and
+// refresh under them (the race detector watches the session moves).
+func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
+	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	type win struct {
+		w   *fakeplugin.Window
+		ids map[protocol.Context]string
+	}
+	var runs atomic.Int64
+	handler := func(_ string, payload json.RawMessage) fakeplugin.Reply {
+		runs.Add(1)
+		return fakeplugin.Reply{Payload: payload, Delay: 2 * time.Millisecond}
+	}
+	var wins []win
+	for i := range 3 {
+		w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "load-" + string(rune('a'+i)), Sessions: []fakeplugin.SessionConfig{
+			{Context: protocol.ContextEdit, Handler: handler},
+			{Context: protocol.ContextServer, Handler: handler},
+		}})
+		wins = append(wins, win{w, ids})
+	}
+	const perSession = 40
+	errc := make(chan error, len(wins)*2*perSession)
+	stop := make(chan struct{})
+	disrupted := make(chan struct{})
+	go func() {
+		defer close(disrupted)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(15 * time.Millisecond):
+			}
+			w := wins[i%len(wins)].w
+			if i%2 == 0 {
+				w.Drop()
+			} else {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_ = w.Refresh(ctx) // may race a drop; the calls must not care
+				cancel()
+			}
+		}
+	}()
+	var calls atomic.Int64
+	for _, wn := range wins {
+		for _, sid := range wn.ids {
+			go func() {
+				for i := range perSession {
+					want := `{"sid":"` + sid + `","i":` + strconv.Itoa(i) + `}`
+					out, err := h.call(context.Background(), sid, "echo", json.RawMessage(want), 30*time.Second, nil)
+					if err == nil && string(out) != want {
+						err = errors.New("answer " + string(out) + ", want " + want)
+					}
+					calls.Add(1)
+					errc <- err
+				}
+			}()
+		}
+	}
+	for range len(wins) * 2 * perSession {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	<-disrupted
+	if n := runs.Load(); n != calls.Load() {
+		t.Fatalf("%d calls ran %d times", calls.Load(), n)
+	}
+	sockets := 0
+	for _, wn := range wins {
+		sockets += wn.w.Sockets()
+	}
+	if sockets <= len(wins) {
+		t.Fatalf("no socket was ever replaced (%d sockets): the test disrupted nothing", sockets)
+	}
+	t.Logf("%d calls over %d sockets for %d windows", calls.Load(), sockets, len(wins))
 }
