@@ -257,7 +257,7 @@ func (r *rawConn) assertOpen() {
 
 func goodHello(instance string, ctx protocol.Context) protocol.Hello {
 	return protocol.Hello{
-		ProtocolVersions: protocol.SupportedVersions, PluginVersion: "1.0.0",
+		ProtocolVersions: []int{1}, PluginVersion: "1.0.0",
 		InstanceID: instance, Context: ctx, PlaceName: "Raw Place", State: protocol.StateEdit,
 		Capabilities: []string{"exec"},
 	}
@@ -269,7 +269,7 @@ func rawPlugin(t *testing.T, port int, hello protocol.Hello) (*rawConn, protocol
 	r := openRaw(t, port, protocol.PathPlugin)
 	r.send(hello)
 	w := r.expect(protocol.TypeWelcome).(protocol.Welcome)
-	if uuid.Validate(w.SessionID) != nil || w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != protocol.Version {
+	if uuid.Validate(w.SessionID) != nil || w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != 1 {
 		t.Fatalf("welcome: %+v", w)
 	}
 	return r, w
@@ -475,12 +475,12 @@ func TestHelloRejected(t *testing.T) {
 		code     protocol.Code
 		mentions []string
 	}{
-		{"unsupported protocol version", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = []int{2, 3} }),
-			protocol.CodeUnsupportedProtocol, []string{"[1]", "[2 3]", "install-plugin"}},
+		{"unsupported protocol version", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = []int{3, 4} }),
+			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[3 4]", "install-plugin"}},
 		{"no protocol versions", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = nil }),
-			protocol.CodeUnsupportedProtocol, []string{"[1]", "[]"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[]"}},
 		{"protocol version 0", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = []int{0} }),
-			protocol.CodeUnsupportedProtocol, []string{"[1]", "[0]"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[0]"}},
 		{"empty instanceId", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.InstanceID = "" }),
 			protocol.CodeInvalidHello, []string{"instanceId"}},
 		{"instanceId with spaces", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.InstanceID = "my studio" }),
@@ -913,12 +913,52 @@ func TestDuplicateSessionHello(t *testing.T) {
 	first, w1 := rawPlugin(t, tb.port, goodHello("X", protocol.ContextEdit))
 	sid := w1.SessionID
 
-	t.Run("same instance and context replaces", func(t *testing.T) {
+	// Issue 12 item 4: naming a live session's id is not enough to take it
+	// over; the newcomer needs the session's resume secret.
+	t.Run("same instance and context without the secret gets a fresh id", func(t *testing.T) {
+		for _, secret := range []string{"", "not-the-secret"} {
+			h := goodHello("X", protocol.ContextEdit)
+			h.PreviousSessionID = sid
+			h.ResumeSecret = secret
+			impostor, w := rawPlugin(t, tb.port, h)
+			if w.SessionID == sid {
+				t.Fatalf("a hello without the resume secret (%q) took over session %s", secret, sid)
+			}
+			if w.ResumeSecret == "" || w.ResumeSecret == w1.ResumeSecret {
+				t.Fatalf("impostor's welcome has resume secret %q", w.ResumeSecret)
+			}
+			first.assertOpen() // the live session is untouched
+			// The id still routes to the real plugin.
+			errc := make(chan error, 1)
+			go func() {
+				out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
+				if err == nil && string(out) != `"first"` {
+					err = fmt.Errorf("answer %s", out)
+				}
+				errc <- err
+			}()
+			req := first.expect(protocol.TypeRequest).(protocol.Request)
+			first.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"first"`)})
+			if err := <-errc; err != nil {
+				t.Fatalf("call to the live session: %v", err)
+			}
+			_ = impostor.c.Close(websocket.StatusNormalClosure, "")
+			waitSessionState(t, tb.client, w.SessionID, false)
+		}
+	})
+
+	t.Run("same instance and context with the secret replaces", func(t *testing.T) {
 		h := goodHello("X", protocol.ContextEdit)
 		h.PreviousSessionID = sid
+		h.ResumeSecret = w1.ResumeSecret
 		second, w2 := rawPlugin(t, tb.port, h)
 		if w2.SessionID != sid {
 			t.Fatalf("replacement got id %s, want %s", w2.SessionID, sid)
+		}
+		// Told in-band before the close: Studio's WebStreamClient shows the
+		// plugin no close code.
+		if r := first.expect(protocol.TypeReplaced).(protocol.Replaced); r.Reason == "" {
+			t.Fatal("replaced frame without a reason")
 		}
 		first.expectClose(protocol.CloseReplaced)
 		second.assertOpen()

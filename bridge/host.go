@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +30,9 @@ type HostConfig struct {
 	// Grace is how long after it starts the host waits for a session a
 	// call names but that has not registered yet; zero means none.
 	Grace time.Duration
+	// ResumeGrace is how long a v2 plugin session whose socket dropped is
+	// held with its in-flight calls; zero means protocol.ResumeGrace.
+	ResumeGrace time.Duration
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -47,7 +49,8 @@ type Host struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	plugins  map[string]*pluginConn
+	plugins  map[string]*pluginSession  // by session id: attached, or held in the resume grace
+	sockets  map[*pluginSocket]struct{} // open /plugin connections
 	clients  map[string]*clientConn
 	watching map[string]map[*clientConn]struct{} // session id → clients relaying its events
 	draining atomic.Bool
@@ -72,7 +75,8 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		cfg:      cfg,
 		hub:      hb,
 		started:  time.Now(),
-		plugins:  map[string]*pluginConn{},
+		plugins:  map[string]*pluginSession{},
+		sockets:  map[*pluginSocket]struct{}{},
 		clients:  map[string]*clientConn{},
 		watching: map[string]map[*clientConn]struct{}{},
 		served:   make(chan struct{}),
@@ -153,10 +157,11 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 		_ = c.send(protocol.HostTransfer{Reason: reason})
 		c.closeAfter(1001, "host-transfer")
 	}
-	for _, p := range h.plugins {
-		_ = p.send(protocol.Goodbye{Reason: reason})
-		p.closeAfter(1001, "host shutting down")
+	for sock := range h.sockets {
+		_ = sock.send(protocol.Goodbye{Reason: reason})
+		sock.closeAfter(1001, "host shutting down")
 	}
+	h.endHeldLocked()
 	h.mu.Unlock()
 	if !waitCtx(ctx, &h.conns) {
 		h.cancel()
@@ -189,6 +194,9 @@ func (h *Host) Kill() {
 	h.cancel()
 	<-h.served
 	h.conns.Wait()
+	h.mu.Lock()
+	h.endHeldLocked()
+	h.mu.Unlock()
 }
 
 // waitCtx waits for wg until ctx ends and reports whether wg finished.
@@ -208,7 +216,7 @@ func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
 // host within a second or two, and a call that names one of them (an agent
 // holding a sessionId, a request sent again after the failover) should reach
 // it rather than fail with "Session not found".
-func (h *Host) plugin(ctx context.Context, sessionID string) *pluginConn {
+func (h *Host) plugin(ctx context.Context, sessionID string) *pluginSession {
 	var expired <-chan time.Time
 	for {
 		h.mu.Lock()
@@ -246,17 +254,5 @@ func (h *Host) call(ctx context.Context, sessionID, action string, payload json.
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
-	id := strconv.FormatUint(pc.nextID.Add(1), 10)
-	p := &pendingCall{action: action, progress: onProgress, done: make(chan callResult, 1)}
-	if !pc.addPending(id, p) {
-		return nil, pc.goneError(action)
-	}
-	if err := pc.send(protocol.Request{ID: id, Action: action, Payload: payload}); err != nil {
-		pc.takePending(id)
-		return nil, pc.goneError(action)
-	}
-	return await(ctx, p, timeout,
-		func() bool { return pc.takePending(id) != nil },
-		func() { _ = pc.send(protocol.Cancel{ID: id}) },
-		protocol.Errorf(protocol.CodeTimeout, "%s timed out after %s", action, timeout))
+	return pc.call(ctx, action, payload, timeout, onProgress)
 }

@@ -7,78 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/google/uuid"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
-
-// pluginConn is one plugin session on the host.
-type pluginConn struct {
-	*peer
-	info   protocol.SessionInfo // guarded by Host.mu
-	nextID atomic.Uint64
-
-	mu      sync.Mutex
-	pending map[string]*pendingCall
-	gone    bool
-}
-
-type pendingCall struct {
-	action   string
-	progress func(json.RawMessage)
-	done     chan callResult
-	asm      *protocol.Assembler
-}
-
-type callResult struct {
-	payload json.RawMessage
-	err     error
-}
-
-func (pc *pluginConn) addPending(id string, p *pendingCall) bool {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if pc.gone {
-		return false
-	}
-	pc.pending[id] = p
-	return true
-}
-
-func (pc *pluginConn) takePending(id string) *pendingCall {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	p := pc.pending[id]
-	delete(pc.pending, id)
-	return p
-}
-
-func (pc *pluginConn) lookupPending(id string) *pendingCall {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	return pc.pending[id]
-}
-
-func (pc *pluginConn) goneError(action string) error {
-	return protocol.Errorf(protocol.CodeSessionDisconnected,
-		"Studio session %s disconnected before answering %s", pc.info.SessionID, action)
-}
-
-// failAll ends every pending call: the plugin is gone and will not answer.
-func (pc *pluginConn) failAll() {
-	pc.mu.Lock()
-	pending := pc.pending
-	pc.pending = nil
-	pc.gone = true
-	pc.mu.Unlock()
-	for _, p := range pending {
-		p.done <- callResult{err: pc.goneError(p.action)}
-	}
-}
 
 // track registers a connection handler so Shutdown can wait for it; it
 // fails once the host is draining.
@@ -110,6 +44,24 @@ func (h *Host) accept(w http.ResponseWriter, r *http.Request, limit int64) (*web
 	return c, true
 }
 
+// pluginSocket is one WebSocket on /plugin. A version 1 socket carries
+// exactly one session for its whole life; a version 2 socket carries the
+// sessions of one Studio window, attached and detached one by one.
+type pluginSocket struct {
+	*peer
+	version       int
+	instanceID    string
+	pluginVersion string
+
+	// Guarded by Host.mu.
+	sessions map[string]*pluginSession // attached to this socket now
+	// held lists the sessions this socket has carried and that have not
+	// ended: the answers to their pending requests are still accepted from
+	// it after a move or a session heartbeat timeout (PROTOCOL.md 12.6).
+	held    map[string]*pluginSession
+	goodbye bool // the plugin said goodbye: its sessions end without a grace
+}
+
 func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	c, ok := h.accept(w, r, protocol.PluginMaxFrameBytes)
 	if !ok {
@@ -120,22 +72,50 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	log := h.cfg.Log.With("instance", hello.InstanceID, "context", hello.Context)
-	pc := &pluginConn{
-		peer:    newPeer(c, log, h.cfg.Heartbeat, protocol.PluginMaxFrameBytes),
-		pending: map[string]*pendingCall{},
+	log := h.cfg.Log.With("instance", hello.InstanceID, "pluginProtocol", version)
+	sock := &pluginSocket{
+		peer:          newPeer(c, log, h.cfg.Heartbeat, protocol.PluginMaxFrameBytes),
+		version:       version,
+		instanceID:    hello.InstanceID,
+		pluginVersion: hello.PluginVersion,
+		sessions:      map[string]*pluginSession{},
+		held:          map[string]*pluginSession{},
 	}
-	h.registerPlugin(pc, hello, version)
-	log = log.With("session", pc.info.SessionID)
-	log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
 	if want := h.cfg.PluginVersion; hello.PluginVersion != "" && want != "" && olderVersion(hello.PluginVersion, want) {
 		log.Warn("plugin is older than the one this studio-bridge installs; run `studio-bridge install-plugin` and reload plugins in Studio",
 			"plugin", hello.PluginVersion, "installs", want)
 	}
-	err := pc.run(h.ctx, func(m protocol.Message) { h.handlePlugin(pc, m) })
-	h.unregisterPlugin(pc)
-	pc.failAll()
-	log.Info("plugin session disconnected", "reason", err)
+	h.mu.Lock()
+	h.sockets[sock] = struct{}{}
+	h.mu.Unlock()
+
+	var handle func(protocol.Message)
+	if version == 1 {
+		s := h.registerV1(sock, hello)
+		s.log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
+		handle = func(m protocol.Message) { h.handleV1(sock, s, m) }
+	} else {
+		_ = sock.send(protocol.Welcome{
+			ProtocolVersion:      version,
+			HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),
+			MaxFrameBytes:        protocol.PluginMaxFrameBytes,
+			MaxSessionFrameBytes: protocol.MaxSessionFrameBytes,
+			MaxSessions:          protocol.MaxSessionsPerSocket,
+			MaxRequestBytes:      protocol.MaxRequestPayloadBytes,
+			ResumeGraceMs:        int(h.resumeGrace() / time.Millisecond),
+			HostVersion:          h.cfg.Version,
+		})
+		log.Info("plugin socket connected", "plugin", hello.PluginVersion)
+		h.conns.Add(1)
+		go func() {
+			defer h.conns.Done()
+			h.sessionHeartbeats(sock)
+		}()
+		handle = func(m protocol.Message) { h.handleV2(sock, m) }
+	}
+	err := sock.run(h.ctx, handle)
+	h.socketLost(sock)
+	log.Info("plugin socket disconnected", "reason", err)
 }
 
 // pluginHandshake reads the hello and answers a reject when it is unusable.
@@ -195,60 +175,6 @@ func reject(c *websocket.Conn, code protocol.Code, msg string) {
 	_ = c.CloseNow()
 }
 
-// registerPlugin picks the session id, sends the welcome and makes the
-// session visible. A reconnecting plugin keeps its previous id unless another
-// window holds it; a second connection of the same DataModel replaces the
-// first (whose socket the host may not yet know is dead).
-func (h *Host) registerPlugin(pc *pluginConn, hello protocol.Hello, version int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	id := uuid.NewString()
-	if prev := hello.PreviousSessionID; prev != "" && uuid.Validate(prev) == nil {
-		old := h.plugins[prev]
-		switch {
-		case old == nil:
-			id = prev
-		case old.info.InstanceID == hello.InstanceID && old.info.Context == hello.Context:
-			id = prev
-			old.shut(protocol.CloseReplaced, "replaced by a newer connection of the same session")
-		}
-	}
-	pc.info = protocol.SessionInfo{
-		SessionID:     id,
-		InstanceID:    hello.InstanceID,
-		Context:       hello.Context,
-		PlaceName:     hello.PlaceName,
-		PlaceID:       hello.PlaceID,
-		GameID:        hello.GameID,
-		State:         hello.State,
-		PluginVersion: hello.PluginVersion,
-		Capabilities:  append([]string{}, hello.Capabilities...),
-		ConnectedAt:   time.Now().UTC(),
-	}
-	if pc.info.State == "" {
-		pc.info.State = protocol.StateEdit
-	}
-	_ = pc.send(protocol.Welcome{
-		ProtocolVersion:     version,
-		SessionID:           id,
-		HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
-		MaxFrameBytes:       protocol.PluginMaxFrameBytes,
-		HostVersion:         h.cfg.Version,
-	})
-	h.plugins[id] = pc
-	h.announceLocked(protocol.SessionConnected, pc.info)
-}
-
-func (h *Host) unregisterPlugin(pc *pluginConn) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.plugins[pc.info.SessionID] != pc {
-		return // replaced by a newer connection
-	}
-	delete(h.plugins, pc.info.SessionID)
-	h.announceLocked(protocol.SessionDisconnected, pc.info)
-}
-
 // announceLocked records a session change locally and tells every client,
 // encoding the event once for all of them.
 func (h *Host) announceLocked(kind string, s protocol.SessionInfo) {
@@ -266,66 +192,6 @@ func (h *Host) announceLocked(kind string, s protocol.SessionInfo) {
 	}
 }
 
-func (h *Host) handlePlugin(pc *pluginConn, m protocol.Message) {
-	switch m := m.(type) {
-	case protocol.Response:
-		p := pc.takePending(m.ID)
-		if p == nil {
-			pc.notice(protocol.CodeUnknownRequest, "response for unknown or finished request", m.ID)
-			return
-		}
-		p.done <- finishResponse(p, m)
-	case protocol.Progress:
-		if p := pc.lookupPending(m.ID); p != nil {
-			if p.progress != nil {
-				p.progress(m.Payload)
-			}
-		} else {
-			pc.notice(protocol.CodeUnknownRequest, "progress for unknown or finished request", m.ID)
-		}
-	case protocol.Chunk:
-		p := pc.lookupPending(m.ID)
-		if p == nil {
-			pc.notice(protocol.CodeUnknownRequest, "chunk for unknown or finished request", m.ID)
-			return
-		}
-		if p.asm == nil {
-			p.asm = protocol.NewAssembler(protocol.MaxPayloadBytes)
-		}
-		if err := p.asm.Add(m); err != nil {
-			if pc.takePending(m.ID) != nil {
-				p.done <- callResult{err: err}
-				_ = pc.send(protocol.Cancel{ID: m.ID})
-			}
-		}
-	case protocol.Event:
-		h.pluginEvent(pc, m)
-	case protocol.ErrorNotice:
-		pc.log.Debug("plugin reported a protocol error", "code", m.Code, "message", m.Message, "ref", m.Ref)
-	default:
-		pc.notice(protocol.CodeUnknownMessage, fmt.Sprintf("a plugin may not send %q after the handshake", m.Type()), m.Type())
-	}
-}
-
-func finishResponse(p *pendingCall, m protocol.Response) callResult {
-	if !m.OK {
-		return callResult{err: m.Error}
-	}
-	if m.Chunks > 0 {
-		if p.asm == nil {
-			p.asm = protocol.NewAssembler(protocol.MaxPayloadBytes)
-		}
-		payload, err := p.asm.Finish(m.Chunks)
-		return callResult{payload: payload, err: err}
-	}
-	return callResult{payload: m.Payload}
-}
-
-func (pc *pluginConn) notice(code protocol.Code, msg, ref string) {
-	pc.log.Debug("protocol error from plugin", "code", code, "message", msg)
-	_ = pc.send(protocol.ErrorNotice{Code: code, Message: msg, Ref: ref})
-}
-
 // stateChange is the payload of a plugin "state" event; absent fields keep
 // their values.
 type stateChange struct {
@@ -335,30 +201,36 @@ type stateChange struct {
 	GameID    *int64          `json:"gameId"`
 }
 
-func (h *Host) pluginEvent(pc *pluginConn, ev protocol.Event) {
+// pluginEvent records a state change and relays an event to the session's
+// local subscribers and watching clients.
+func (h *Host) pluginEvent(sock *pluginSocket, s *pluginSession, ev protocol.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ev.SessionID = pc.info.SessionID
+	ev.SessionID = s.id()
 	if ev.Event == "state" {
 		var sc stateChange
 		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) {
-			pc.notice(protocol.CodeInvalidPayload, "state event payload must be {state, placeName?, placeId?, gameId?} with a valid state", "state")
+			sid := ""
+			if s.v2 {
+				sid = s.id()
+			}
+			sock.notice(sid, protocol.CodeInvalidPayload, "state event payload must be {state, placeName?, placeId?, gameId?} with a valid state", "state")
 			return
 		}
 		if sc.State != nil {
-			pc.info.State = *sc.State
+			s.info.State = *sc.State
 		}
 		if sc.PlaceName != nil {
-			pc.info.PlaceName = *sc.PlaceName
+			s.info.PlaceName = *sc.PlaceName
 		}
 		if sc.PlaceID != nil {
-			pc.info.PlaceID = *sc.PlaceID
+			s.info.PlaceID = *sc.PlaceID
 		}
 		if sc.GameID != nil {
-			pc.info.GameID = *sc.GameID
+			s.info.GameID = *sc.GameID
 		}
-		if h.plugins[pc.info.SessionID] == pc {
-			h.announceLocked(protocol.SessionUpdated, pc.info)
+		if h.plugins[s.id()] == s {
+			h.announceLocked(protocol.SessionUpdated, s.info)
 		}
 	}
 	h.hub.publish(ev)

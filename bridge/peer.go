@@ -27,6 +27,7 @@ type peer struct {
 	queue  []frame       // frames waiting for the writer (guarded by qmu)
 	queued int           // bytes queued or taken by the writer and not yet written
 	wake   chan struct{} // capacity 1: the queue became non-empty
+	room   chan struct{} // closed when queued bytes drop, if sendWait waits (guarded by qmu)
 
 	closed   chan struct{}
 	once     sync.Once
@@ -102,6 +103,41 @@ func (p *peer) enqueue(f frame) bool {
 	default:
 	}
 	return true
+}
+
+// sendWait queues an already encoded frame like sendEncoded, but when the
+// queue is too full it waits for the writer to make room instead of closing
+// the peer: for the frames of one large message (a chunked request) that may
+// together exceed PeerQueueBytes. It fails once the peer is closed.
+func (p *peer) sendWait(data []byte) error {
+	for {
+		select {
+		case <-p.closed:
+			return errPeerClosed
+		default:
+		}
+		p.qmu.Lock()
+		if p.queued == 0 || p.queued+len(data) <= protocol.PeerQueueBytes {
+			p.queue = append(p.queue, frame{data: data})
+			p.queued += len(data)
+			p.qmu.Unlock()
+			select {
+			case p.wake <- struct{}{}:
+			default:
+			}
+			return nil
+		}
+		if p.room == nil {
+			p.room = make(chan struct{})
+		}
+		room := p.room
+		p.qmu.Unlock()
+		select {
+		case <-room:
+		case <-p.closed:
+			return errPeerClosed
+		}
+	}
 }
 
 // closeAfter queues a close behind the frames already queued, so a goodbye or
@@ -203,6 +239,10 @@ func (p *peer) writeLoop(ctx context.Context) error {
 			}
 			p.qmu.Lock()
 			p.queued -= len(f.data)
+			if p.room != nil {
+				close(p.room)
+				p.room = nil
+			}
 			p.qmu.Unlock()
 		}
 	}
@@ -234,8 +274,15 @@ func (p *peer) readLoop(handle func(protocol.Message)) error {
 		}
 		switch m := m.(type) {
 		case protocol.Ping:
+			if m.SessionID != "" {
+				handle(m) // a plugin session's ping (v2): its owner answers
+				continue
+			}
 			_ = p.send(protocol.Pong{T: m.T})
 		case protocol.Pong:
+			if m.SessionID != "" {
+				handle(m)
+			}
 		default:
 			handle(m)
 		}

@@ -113,6 +113,11 @@ var registry = map[string]func() any{
 	TypeWatch:         func() any { return new(Watch) },
 	TypeUnwatch:       func() any { return new(Unwatch) },
 	TypeHostTransfer:  func() any { return new(HostTransfer) },
+	TypeAttach:        func() any { return new(Attach) },
+	TypeAttached:      func() any { return new(Attached) },
+	TypeDetach:        func() any { return new(Detach) },
+	TypeAck:           func() any { return new(Ack) },
+	TypeReplaced:      func() any { return new(Replaced) },
 }
 
 func deref(p any) Message {
@@ -155,6 +160,16 @@ func deref(p any) Message {
 		return *m
 	case *HostTransfer:
 		return *m
+	case *Attach:
+		return *m
+	case *Attached:
+		return *m
+	case *Detach:
+		return *m
+	case *Ack:
+		return *m
+	case *Replaced:
+		return *m
 	}
 	panic(fmt.Sprintf("protocol: registry type %T has no deref case", p))
 }
@@ -165,6 +180,9 @@ func validate(m Message) error {
 	case Request:
 		if m.ID == "" || m.Action == "" {
 			return malformed(`request needs "id" and "action"`)
+		}
+		if m.Chunks < 0 {
+			return malformed(`request "chunks" must not be negative`)
 		}
 	case Response:
 		if m.ID == "" {
@@ -203,6 +221,22 @@ func validate(m Message) error {
 	case Unwatch:
 		if m.SessionID == "" {
 			return malformed(`unwatch needs "sessionId"`)
+		}
+	case Attach:
+		if m.Ref == "" || len(m.Ref) > MaxAttachRefBytes {
+			return malformed(`attach needs a "ref" of 1-64 bytes`)
+		}
+	case Attached:
+		if m.Ref == "" || m.SessionID == "" {
+			return malformed(`attached needs "ref" and "sessionId"`)
+		}
+	case Detach:
+		if m.SessionID == "" {
+			return malformed(`detach needs "sessionId"`)
+		}
+	case Ack:
+		if m.SessionID == "" || m.ID == "" {
+			return malformed(`ack needs "sessionId" and "id"`)
 		}
 	}
 	return nil

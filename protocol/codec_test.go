@@ -68,6 +68,25 @@ var samples = []Message{
 	Watch{SessionID: sampleSession.SessionID},
 	Unwatch{SessionID: sampleSession.SessionID},
 	HostTransfer{Reason: "serve stopped"},
+	// Plugin protocol v2.
+	Welcome{ProtocolVersion: 2, HeartbeatIntervalMs: 5000, MaxFrameBytes: PluginMaxFrameBytes, MaxSessionFrameBytes: MaxSessionFrameBytes, MaxSessions: MaxSessionsPerSocket, MaxRequestBytes: MaxRequestPayloadBytes, ResumeGraceMs: 10000, HostVersion: "0.4.0"},
+	Welcome{ProtocolVersion: 1, SessionID: sampleSession.SessionID, HeartbeatIntervalMs: 5000, MaxFrameBytes: PluginMaxFrameBytes, HostVersion: "0.4.0", ResumeSecret: "k3y"},
+	Attach{Ref: "server", InstanceID: "studio-7f3a", Context: ContextServer, PlaceName: "Obby", PlaceID: 1818, GameID: 77, State: StateServer, Capabilities: []string{"exec"}, PluginVersion: "0.4.0", PreviousSessionID: sampleSession.SessionID, ResumeSecret: "k3y"},
+	Attached{Ref: "server", SessionID: sampleSession.SessionID, ResumeSecret: "k3y", Resumed: true, Awaiting: []string{"4", "5"}},
+	Detach{SessionID: sampleSession.SessionID, Reason: "Play stopped"},
+	Ack{SessionID: sampleSession.SessionID, ID: "h-1"},
+	Replaced{SessionID: sampleSession.SessionID, Reason: "moved"},
+	Replaced{Reason: "moved"},
+	Reject{Ref: "client", Code: CodeInvalidAttach, Message: "bad context"},
+	Request{SessionID: sampleSession.SessionID, ID: "h-5", Action: "exec", Chunks: 16},
+	Response{SessionID: sampleSession.SessionID, ID: "h-5", OK: true, Payload: json.RawMessage(`{"success":true}`)},
+	Progress{SessionID: sampleSession.SessionID, ID: "h-5", Payload: json.RawMessage(`{"body":"x"}`)},
+	Chunk{SessionID: sampleSession.SessionID, ID: "h-5", Seq: 1, Data: "abc"},
+	Cancel{SessionID: sampleSession.SessionID, ID: "h-5"},
+	Ping{SessionID: sampleSession.SessionID, T: 5},
+	Pong{SessionID: sampleSession.SessionID, T: 5},
+	ErrorNotice{SessionID: sampleSession.SessionID, Code: CodeSessionNotFound, Message: "no such session on this socket", Ref: sampleSession.SessionID},
+	Goodbye{SessionID: sampleSession.SessionID, Reason: "heartbeat timeout"},
 }
 
 func TestSamplesCoverEveryType(t *testing.T) {
@@ -144,6 +163,16 @@ func TestEncodeWireNames(t *testing.T) {
 		{Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit}, `{"type":"hello","protocolVersions":[1],"pluginVersion":"","instanceId":"A","context":"edit","placeName":"","placeId":0,"gameId":0,"state":"","capabilities":null}`},
 		{Watch{SessionID: "s"}, `{"type":"watch","sessionId":"s"}`},
 		{HostTransfer{Reason: "bye"}, `{"type":"host-transfer","reason":"bye"}`},
+		// Plugin protocol v2 (PROTOCOL.md section 12).
+		{Request{SessionID: "s", ID: "1", Action: "exec", Chunks: 3}, `{"type":"request","id":"1","action":"exec","sessionId":"s","chunks":3}`},
+		{Response{SessionID: "s", ID: "1", OK: true}, `{"type":"response","sessionId":"s","id":"1","ok":true}`},
+		{Ack{SessionID: "s", ID: "1"}, `{"type":"ack","sessionId":"s","id":"1"}`},
+		{Ping{SessionID: "s", T: 7}, `{"type":"ping","sessionId":"s","t":7}`},
+		{Attached{Ref: "edit", SessionID: "s", ResumeSecret: "k", Resumed: true, Awaiting: []string{"4"}}, `{"type":"attached","ref":"edit","sessionId":"s","resumeSecret":"k","resumed":true,"awaiting":["4"]}`},
+		{Attached{Ref: "edit", SessionID: "s", ResumeSecret: "k"}, `{"type":"attached","ref":"edit","sessionId":"s","resumeSecret":"k","resumed":false}`},
+		{Replaced{Reason: "r"}, `{"type":"replaced","reason":"r"}`},
+		{Reject{Ref: "server", Code: CodeTooManySessions, Message: "m"}, `{"type":"reject","ref":"server","code":"TOO_MANY_SESSIONS","message":"m"}`},
+		{Goodbye{SessionID: "s", Reason: "heartbeat timeout"}, `{"type":"goodbye","sessionId":"s","reason":"heartbeat timeout"}`},
 	}
 	for _, tt := range tests {
 		data, err := Encode(tt.m)
@@ -435,9 +464,9 @@ func TestMessageTypeNames(t *testing.T) {
 		names = append(names, typ)
 	}
 	sort.Strings(names)
-	want := []string{"cancel", "chunk", "client-hello", "client-welcome", "error", "event", "goodbye",
-		"hello", "host-transfer", "ping", "pong", "progress", "reject", "request", "response",
-		"session-event", "unwatch", "watch", "welcome"}
+	want := []string{"ack", "attach", "attached", "cancel", "chunk", "client-hello", "client-welcome",
+		"detach", "error", "event", "goodbye", "hello", "host-transfer", "ping", "pong", "progress",
+		"reject", "replaced", "request", "response", "session-event", "unwatch", "watch", "welcome"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("message types = %v\nwant %v (update PROTOCOL.md when this changes)", names, want)
 	}

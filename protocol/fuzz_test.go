@@ -313,8 +313,12 @@ func FuzzValidateHello(f *testing.F) {
 			}
 			return
 		}
-		if !slices.Contains(SupportedVersions, v) {
-			t.Fatalf("negotiated version %d, supported %v", v, SupportedVersions)
+		supported := SupportedVersions
+		if _, ok := m.(Hello); ok {
+			supported = PluginSupportedVersions
+		}
+		if !slices.Contains(supported, v) {
+			t.Fatalf("negotiated version %d, supported %v", v, supported)
 		}
 	})
 }

@@ -20,15 +20,25 @@ func validInstanceID(s string) bool {
 
 // ValidateHello checks a plugin hello and returns the negotiated protocol
 // version, or a *Error fit for a Reject frame.
+//
+// Plugins negotiate against PluginSupportedVersions. For version 2 only the
+// socket-level fields (instanceId, pluginVersion) are checked: the session
+// fields a v2 plugin sends are there for a v1 host and are ignored.
 func ValidateHello(h Hello) (int, *Error) {
-	v, ok := Negotiate(h.ProtocolVersions)
+	v, ok := NegotiatePlugin(h.ProtocolVersions)
 	if !ok {
 		return 0, Errorf(CodeUnsupportedProtocol,
-			"studio-bridge host speaks protocol version(s) %v but the plugin offered %v; update the plugin with `studio-bridge install-plugin` (or update studio-bridge)",
-			SupportedVersions, h.ProtocolVersions)
+			"studio-bridge host speaks plugin protocol version(s) %v but the plugin offered %v; update the plugin with `studio-bridge install-plugin` (or update studio-bridge)",
+			PluginSupportedVersions, h.ProtocolVersions)
 	}
 	if !validInstanceID(h.InstanceID) {
 		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
+	}
+	if len(h.PluginVersion) > 64 || len(h.ResumeSecret) > MaxResumeSecretBytes {
+		return 0, Errorf(CodeInvalidHello, "hello fields are too long")
+	}
+	if v >= 2 {
+		return v, nil
 	}
 	switch h.Context {
 	case ContextEdit, ContextServer, ContextClient:

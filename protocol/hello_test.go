@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,10 +45,17 @@ func TestValidateHello(t *testing.T) {
 		{"ok 64 capabilities", func(h *Hello) { h.Capabilities = make([]string, 64) }, "", nil},
 		{"ok no capabilities", func(h *Hello) { h.Capabilities = nil }, "", nil},
 
-		{"versions missing", func(h *Hello) { h.ProtocolVersions = nil }, CodeUnsupportedProtocol, []string{"[1]", "[]", "install-plugin"}},
-		{"versions empty", func(h *Hello) { h.ProtocolVersions = []int{} }, CodeUnsupportedProtocol, []string{"[1]", "[]"}},
-		{"versions only newer", func(h *Hello) { h.ProtocolVersions = []int{2} }, CodeUnsupportedProtocol, []string{"[1]", "[2]"}},
-		{"versions unknown", func(h *Hello) { h.ProtocolVersions = []int{0, 2, 99} }, CodeUnsupportedProtocol, []string{"[1]", "[0 2 99]"}},
+		{"versions missing", func(h *Hello) { h.ProtocolVersions = nil }, CodeUnsupportedProtocol, []string{"[2 1]", "[]", "install-plugin"}},
+		{"versions empty", func(h *Hello) { h.ProtocolVersions = []int{} }, CodeUnsupportedProtocol, []string{"[2 1]", "[]"}},
+		{"versions only newer", func(h *Hello) { h.ProtocolVersions = []int{3} }, CodeUnsupportedProtocol, []string{"[2 1]", "[3]"}},
+		{"versions unknown", func(h *Hello) { h.ProtocolVersions = []int{0, 3, 99} }, CodeUnsupportedProtocol, []string{"[2 1]", "[0 3 99]"}},
+
+		// Version 2 reads only the socket-level fields: the session fields
+		// are for a v1 host's benefit.
+		{"v2 ignores session fields", func(h *Hello) { h.ProtocolVersions = []int{2, 1}; h.Context = "nonsense"; h.State = "nope" }, "", nil},
+		{"v2 checks instanceId", func(h *Hello) { h.ProtocolVersions = []int{2, 1}; h.InstanceID = "a b" }, CodeInvalidHello, []string{"instanceId"}},
+		{"v2 checks pluginVersion", func(h *Hello) { h.ProtocolVersions = []int{2}; h.PluginVersion = strings.Repeat("9", 65) }, CodeInvalidHello, []string{"too long"}},
+		{"resumeSecret too long", func(h *Hello) { h.ResumeSecret = strings.Repeat("s", 129) }, CodeInvalidHello, []string{"too long"}},
 		{"versions negative", func(h *Hello) { h.ProtocolVersions = []int{-1} }, CodeUnsupportedProtocol, []string{"[-1]"}},
 		{"version checked first", func(h *Hello) { h.ProtocolVersions = []int{7}; h.InstanceID = "" }, CodeUnsupportedProtocol, []string{"[7]"}},
 
@@ -79,8 +87,12 @@ func TestValidateHello(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ValidateHello rejected %v: %s %s", h, err.Code, err.Message)
 				}
-				if v != Version {
-					t.Fatalf("negotiated %d, want %d", v, Version)
+				want := 1
+				if slices.Contains(h.ProtocolVersions, 2) {
+					want = 2
+				}
+				if v != want {
+					t.Fatalf("negotiated %d, want %d", v, want)
 				}
 				return
 			}

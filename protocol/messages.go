@@ -42,19 +42,31 @@ type Hello struct {
 	State             State    `json:"state"`
 	Capabilities      []string `json:"capabilities"`
 	PreviousSessionID string   `json:"previousSessionId,omitempty"`
+	// ResumeSecret proves the plugin owns PreviousSessionID (PROTOCOL.md
+	// 12.5); a v2 plugin sends its edit session's here for the v1 fallback.
+	ResumeSecret string `json:"resumeSecret,omitempty"`
 }
 
-// Welcome accepts a plugin's hello (or, as ClientWelcome, a client's).
+// Welcome accepts a plugin's hello (or, as ClientWelcome, a client's). A v1
+// welcome names the session (SessionID, ResumeSecret); a v2 welcome names
+// none and carries the v2 limits instead (PROTOCOL.md 12.3).
 type Welcome struct {
-	ProtocolVersion     int    `json:"protocolVersion"`
-	SessionID           string `json:"sessionId"`
-	HeartbeatIntervalMs int    `json:"heartbeatIntervalMs"`
-	MaxFrameBytes       int    `json:"maxFrameBytes"`
-	HostVersion         string `json:"hostVersion"`
+	ProtocolVersion      int    `json:"protocolVersion"`
+	SessionID            string `json:"sessionId,omitempty"`
+	HeartbeatIntervalMs  int    `json:"heartbeatIntervalMs"`
+	MaxFrameBytes        int    `json:"maxFrameBytes"`
+	MaxSessionFrameBytes int    `json:"maxSessionFrameBytes,omitempty"`
+	MaxSessions          int    `json:"maxSessions,omitempty"`
+	MaxRequestBytes      int    `json:"maxRequestBytes,omitempty"`
+	ResumeGraceMs        int    `json:"resumeGraceMs,omitempty"`
+	HostVersion          string `json:"hostVersion"`
+	ResumeSecret         string `json:"resumeSecret,omitempty"`
 }
 
-// Reject refuses a hello; the sender closes the socket right after it.
+// Reject refuses a hello; the sender closes the socket right after it. With
+// Ref set (v2) it refuses one attach and the socket stays open.
 type Reject struct {
+	Ref     string `json:"ref,omitempty"`
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
 }
@@ -68,36 +80,44 @@ type Request struct {
 	SessionID string          `json:"sessionId,omitempty"`
 	TimeoutMs int64           `json:"timeoutMs,omitempty"`
 	Payload   json.RawMessage `json:"payload,omitempty"`
+	// Chunks > 0 (v2, host to plugin): the payload was sent as that many
+	// Chunk frames just before this request (PROTOCOL.md 12.11).
+	Chunks int `json:"chunks,omitempty"`
 }
 
 // Response ends a request. When OK is false, Error says why. When Chunks is
 // above zero, Payload is absent and is the concatenation, in Seq order, of the
 // Data of that many Chunk messages sent before this response.
 type Response struct {
-	ID      string          `json:"id"`
-	OK      bool            `json:"ok"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
-	Chunks  int             `json:"chunks,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	ID        string          `json:"id"`
+	OK        bool            `json:"ok"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+	Error     *Error          `json:"error,omitempty"`
+	Chunks    int             `json:"chunks,omitempty"`
 }
 
 // Progress carries one streamed piece of a request's result before the
 // response (an exec output line, a capture step).
 type Progress struct {
-	ID      string          `json:"id"`
-	Payload json.RawMessage `json:"payload"`
+	SessionID string          `json:"sessionId,omitempty"`
+	ID        string          `json:"id"`
+	Payload   json.RawMessage `json:"payload"`
 }
 
-// Chunk carries one piece of a large response payload.
+// Chunk carries one piece of a large response payload (or, in v2, of a
+// large request payload from the host).
 type Chunk struct {
-	ID   string `json:"id"`
-	Seq  int    `json:"seq"`
-	Data string `json:"data"`
+	SessionID string `json:"sessionId,omitempty"`
+	ID        string `json:"id"`
+	Seq       int    `json:"seq"`
+	Data      string `json:"data"`
 }
 
 // Cancel asks the receiver to abandon a request (best effort).
 type Cancel struct {
-	ID string `json:"id"`
+	SessionID string `json:"sessionId,omitempty"`
+	ID        string `json:"id"`
 }
 
 // Event is an unsolicited notification from a plugin (log lines, state
@@ -109,27 +129,33 @@ type Event struct {
 	Payload   json.RawMessage `json:"payload,omitempty"`
 }
 
-// Ping is a heartbeat; the receiver answers with Pong.
+// Ping is a heartbeat; the receiver answers with Pong. With SessionID (v2)
+// it checks one session rather than the socket.
 type Ping struct {
-	T int64 `json:"t,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	T         int64  `json:"t,omitempty"`
 }
 
-// Pong answers a Ping, echoing T.
+// Pong answers a Ping, echoing T and SessionID.
 type Pong struct {
-	T int64 `json:"t,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	T         int64  `json:"t,omitempty"`
 }
 
 // ErrorNotice reports a bad frame to its sender without ending the
 // connection. Ref names the offending request id or message type, if known.
 type ErrorNotice struct {
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
-	Ref     string `json:"ref,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	Code      Code   `json:"code"`
+	Message   string `json:"message"`
+	Ref       string `json:"ref,omitempty"`
 }
 
-// Goodbye tells a peer the sender is closing on purpose, and why.
+// Goodbye tells a peer the sender is closing on purpose, and why. With
+// SessionID (v2, host to plugin) it ends that one session instead.
 type Goodbye struct {
-	Reason string `json:"reason"`
+	SessionID string `json:"sessionId,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // ClientHello is a studio-bridge client's first frame on /client.

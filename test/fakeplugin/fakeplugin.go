@@ -58,8 +58,12 @@ type Config struct {
 	GameID        int64
 	PluginVersion string
 	Capabilities  []string
-	// Versions overrides the offered protocol versions.
+	// Versions overrides the offered protocol versions (default [1]: this
+	// fake speaks plugin protocol v1; StartWindow runs a v2 window).
 	Versions []int
+	// NoSecret leaves the resume secret out of reconnecting hellos (a
+	// plugin from before resume secrets existed).
+	NoSecret bool
 	// Handler answers requests; nil answers every action with {"action": name}.
 	Handler Handler
 	// NoReconnect stops the plugin after its first connection ends.
@@ -81,6 +85,8 @@ type Plugin struct {
 	mu         sync.Mutex
 	conn       *websocket.Conn
 	sessionID  string
+	secret     string
+	replaced   bool
 	connects   int
 	welcomed   chan struct{}
 	rejected   *protocol.Reject
@@ -106,7 +112,7 @@ func Start(cfg Config) *Plugin {
 		cfg.PluginVersion = "fake"
 	}
 	if cfg.Versions == nil {
-		cfg.Versions = protocol.SupportedVersions
+		cfg.Versions = []int{1}
 	}
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
@@ -149,6 +155,21 @@ func (p *Plugin) WaitWelcome(ctx context.Context) (string, error) {
 	case <-ctx.Done():
 		return "", fmt.Errorf("fake plugin %s/%s: no welcome: %w (last close: %v)", p.cfg.InstanceID, p.cfg.Context, ctx.Err(), p.LastClose())
 	}
+}
+
+// WasReplaced reports whether the host said another connection took this
+// plugin's session over.
+func (p *Plugin) WasReplaced() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.replaced
+}
+
+// ResumeSecret is the secret of the latest welcome.
+func (p *Plugin) ResumeSecret() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.secret
 }
 
 // Rejected returns the reject the host sent, if any.
@@ -244,8 +265,11 @@ func (p *Plugin) loop() {
 		p.conn = nil
 		p.lastClose = err
 		p.mu.Unlock()
-		if p.cfg.NoReconnect || p.ctx.Err() != nil {
-			return
+		p.mu.Lock()
+		replaced := p.replaced
+		p.mu.Unlock()
+		if p.cfg.NoReconnect || replaced || p.ctx.Err() != nil {
+			return // after "replaced" a plugin must not come back (PROTOCOL.md 12.10)
 		}
 		if err == nil {
 			attempt = 0 // a session that was welcomed restarts the schedule
@@ -285,15 +309,18 @@ func (p *Plugin) session() error {
 	p.mu.Lock()
 	p.conn = c
 	p.closeCode = -1
-	prev := p.sessionID
+	prev, secret := p.sessionID, p.secret
 	p.mu.Unlock()
+	if p.cfg.NoSecret {
+		secret = ""
+	}
 	defer c.CloseNow()
 
 	err = p.Send(protocol.Hello{
 		ProtocolVersions: p.cfg.Versions, PluginVersion: p.cfg.PluginVersion,
 		InstanceID: p.cfg.InstanceID, Context: p.cfg.Context, PlaceName: p.cfg.PlaceName,
 		PlaceID: p.cfg.PlaceID, GameID: p.cfg.GameID, State: p.cfg.State,
-		Capabilities: p.cfg.Capabilities, PreviousSessionID: prev,
+		Capabilities: p.cfg.Capabilities, PreviousSessionID: prev, ResumeSecret: secret,
 	})
 	if err != nil {
 		return fmt.Errorf("hello: %w", err)
@@ -327,6 +354,7 @@ func (p *Plugin) session() error {
 			welcomed = true
 			p.mu.Lock()
 			p.sessionID = m.SessionID
+			p.secret = m.ResumeSecret
 			p.connects++
 			p.mu.Unlock()
 			select {
@@ -345,6 +373,10 @@ func (p *Plugin) session() error {
 		case protocol.ErrorNotice:
 			p.mu.Lock()
 			p.notices = append(p.notices, m)
+			p.mu.Unlock()
+		case protocol.Replaced:
+			p.mu.Lock()
+			p.replaced = true
 			p.mu.Unlock()
 		case protocol.Goodbye:
 			p.mu.Lock()
