@@ -180,7 +180,7 @@ func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) *pluginSessi
 		GameID:        hello.GameID,
 		State:         hello.State,
 		PluginVersion: hello.PluginVersion,
-		Capabilities:  slices.Clone(hello.Capabilities),
+		Capabilities:  append([]string{}, hello.Capabilities...), // never null on the wire
 		ConnectedAt:   time.Now().UTC(),
 	}
 	if info.State == "" {
