@@ -138,6 +138,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 	inproc := benchutil.NewSamples(cliRuns)
 	for range cliRuns {
 		t0 := time.Now()
+		kit.UseConfigDir(b)
 		c, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Version: "bench"})
 		if err != nil {
 			b.Fatal(err)
