@@ -100,7 +100,7 @@ func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
 		return 0, false
 	}
 	if !authtoken.Equal(hello.Token, h.cfg.Token.Value) {
-		h.cfg.Log.Info("refused a client without the user's token", "pid", hello.PID, "presented", hello.Token != "")
+		h.cfg.Log.Info("refused a client: missing or wrong token", "pid", hello.PID, "presented", hello.Token != "")
 		reject(c, protocol.CodeUnauthorized, h.tokenHint(hello.Token != ""))
 		return 0, false
 	}
