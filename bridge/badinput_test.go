@@ -68,6 +68,7 @@ func newTestBedWith(t *testing.T, opts Options) *testBed {
 // connectWith is connect with options (heartbeat, logger).
 func connectWith(t *testing.T, port int, opts Options) *Bridge {
 	t.Helper()
+	kit.UseConfigDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	opts.Port = port
@@ -279,7 +280,7 @@ func rawPlugin(t *testing.T, port int, hello protocol.Hello) (*rawConn, protocol
 func rawClient(t *testing.T, port int) (*rawConn, protocol.ClientWelcome) {
 	t.Helper()
 	r := openRaw(t, port, protocol.PathClient)
-	r.send(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: "1.0.0"})
+	r.send(clientHello(t))
 	return r, r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome)
 }
 
@@ -510,7 +511,7 @@ func TestHelloRejected(t *testing.T) {
 		{"hello with wrong field types", protocol.PathPlugin, `{"type":"hello","protocolVersions":"1","instanceId":"A","context":"edit"}`,
 			protocol.CodeInvalidHello, []string{"hello"}},
 		{"client: unsupported protocol version", protocol.PathClient, `{"type":"client-hello","protocolVersions":[9],"clientVersion":"9.0.0"}`,
-			protocol.CodeUnsupportedProtocol, []string{"[1]", "[9]"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2]", "[9]"}},
 		{"client: plugin hello", protocol.PathClient, hello(func(*protocol.Hello) {}),
 			protocol.CodeInvalidHello, []string{"client-hello"}},
 		{"client: garbage", protocol.PathClient, `\x00`,
@@ -658,7 +659,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 				welcome string
 			}{
 				{protocol.PathPlugin, goodHello("loopback", protocol.ContextEdit), protocol.TypeWelcome},
-				{protocol.PathClient, protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: "1.0.0"}, protocol.TypeClientWelcome},
+				{protocol.PathClient, clientHello(t), protocol.TypeClientWelcome},
 			} {
 				c, _, err := dialRaw(tb.port, ep.path, nil, host)
 				if err != nil {
@@ -886,7 +887,7 @@ func slowRawClient(t *testing.T, port int) (*rawConn, protocol.ClientWelcome) {
 	c.SetReadLimit(protocol.ClientMaxFrameBytes)
 	t.Cleanup(func() { _ = c.CloseNow() })
 	r := &rawConn{t: t, c: c}
-	r.send(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: "1.0.0"})
+	r.send(clientHello(t))
 	return r, r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome)
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -38,6 +39,10 @@ type Options struct {
 	// Grace overrides ResolveGrace (tests whose plugins retry faster than
 	// the real plugin's 2 s poll).
 	Grace time.Duration
+	// Token is the user's token, presented to the host and, as host,
+	// required of clients. Zero means authtoken.Resolve (STUDIO_BRIDGE_TOKEN,
+	// else the token file, created if missing).
+	Token authtoken.Token
 	// Lazy lets Connect succeed when no host can be joined yet (a --remote
 	// host that is not up): the Bridge keeps trying in the background, and
 	// calls meanwhile fail with HOST_UNAVAILABLE after FailoverWait. For
@@ -100,6 +105,15 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Token.Value == "" {
+		// Resolved once: a failover later takes the port over with the
+		// same token, which is never rotated.
+		tok, err := authtoken.Resolve()
+		if err != nil {
+			return nil, err
+		}
+		opts.Token = tok
 	}
 	b := &Bridge{
 		opts:  opts,
@@ -263,7 +277,11 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	deadline := time.AfterFunc(b.opts.JoinTimeout, cancel)
 	defer deadline.Stop()
 	if b.opts.Remote != "" {
-		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub)
+		var refused *protocol.Error
+		if errors.As(err, &refused) {
+			return nil, err // the host answered, and said no (e.g. a wrong token)
+		}
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
 				"no studio-bridge host answers at %s (from --remote / STUDIO_BRIDGE_REMOTE): %v", b.opts.Remote, err)
@@ -277,7 +295,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		// port is taken ask /health who holds it. (Dialling first saves a
 		// one-shot command the failed listen, 0.1–0.2 ms here.)
 		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub)
 		cancel()
 		var refused *protocol.Error
 		switch {
@@ -293,7 +311,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		ln, err := lc.Listen(ctx, "tcp", b.addr)
 		if err == nil {
 			b.hub.reset(nil)
-			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion}, b.hub), nil
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Token: b.opts.Token}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)

@@ -215,6 +215,7 @@ func TestGracefulHandOff(t *testing.T) {
 // with SHUTTING_DOWN, and a process that starts meanwhile both wait for the
 // new host rather than fail.
 func TestHandOffWaitsForRelayedCalls(t *testing.T) {
+	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
 	host := connect(t, port)
 	c1 := connect(t, port)
@@ -375,6 +376,7 @@ func TestEventsReachWatchers(t *testing.T) {
 }
 
 func TestStrangerOnThePort(t *testing.T) {
+	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
 	srv := startStranger(t, port)
 	defer srv.Close()
@@ -394,6 +396,7 @@ func TestStrangerOnThePort(t *testing.T) {
 // up yet starts anyway, reports the host unavailable, and joins once the host
 // comes.
 func TestLazyConnectWaitsForTheHost(t *testing.T) {
+	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
 	if _, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond}); protocol.CodeOf(err) != protocol.CodeHostUnavailable {
@@ -433,6 +436,7 @@ func TestLazyConnectWaitsForTheHost(t *testing.T) {
 // installs gets a warning that says how to update it; a current, newer or unversioned one
 // does not.
 func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
+	kit.UseConfigDir(t)
 	var logs kit.Buffer
 	port := kit.FreePort(t)
 	host, err := Connect(context.Background(), Options{Port: port, Version: "9.9.9", PluginVersion: "1.2.0", Grace: time.Millisecond,
@@ -463,6 +467,7 @@ func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 // host does not know the plugins yet; a call naming one of them waits for it
 // to re-register (within the grace) instead of failing "Session not found".
 func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
+	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
 	host, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
 	if err != nil {

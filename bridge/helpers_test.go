@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestMain(m *testing.M) {
@@ -29,6 +30,7 @@ const testGrace = 300 * time.Millisecond
 
 func connect(t testing.TB, port int) *Bridge {
 	t.Helper()
+	kit.UseConfigDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b, err := Connect(ctx, Options{Port: port, Version: "1.0.0", Log: testLog(t), Grace: testGrace})

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -33,6 +34,9 @@ type HostConfig struct {
 	// ResumeGrace is how long a v2 plugin session whose socket dropped is
 	// held with its in-flight calls; zero means protocol.ResumeGrace.
 	ResumeGrace time.Duration
+	// Token is the user's token: a client must present it in its
+	// client-hello. With none, every client is refused.
+	Token authtoken.Token
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on

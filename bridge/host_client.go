@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -98,7 +99,27 @@ func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
 		reject(c, perr.Code, perr.Message)
 		return 0, false
 	}
+	if !authtoken.Equal(hello.Token, h.cfg.Token.Value) {
+		h.cfg.Log.Info("refused a client: missing or wrong token", "pid", hello.PID, "presented", hello.Token != "")
+		reject(c, protocol.CodeUnauthorized, h.tokenHint(hello.Token != ""))
+		return 0, false
+	}
 	return v, true
+}
+
+// tokenHint is the reject message for a client without the right token: it
+// says where the host's token lives (the close reason keeps only its first
+// 123 bytes, so what matters comes first).
+func (h *Host) tokenHint(presented bool) string {
+	what := "no token"
+	if presented {
+		what = "wrong token"
+	}
+	if h.cfg.Token.Value == "" {
+		return what + ": this bridge host has no token and refuses every client; restart it with " + authtoken.EnvToken + " set"
+	}
+	return fmt.Sprintf("%s: use the token in %s (`studio-bridge token` prints it; set %s to pass it elsewhere)",
+		what, h.cfg.Token.Source, authtoken.EnvToken)
 }
 
 func (h *Host) handleClient(cc *clientConn, m protocol.Message) {

@@ -34,7 +34,8 @@ type link struct {
 }
 
 // dialLink joins the host at addr ("127.0.0.1:38741").
-func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heartbeat time.Duration, hb *hub) (*link, error) {
+// It presents token, the user's token.
+func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger, heartbeat time.Duration, hb *hub) (*link, error) {
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
@@ -47,7 +48,7 @@ func dialLink(ctx context.Context, addr, version string, log *slog.Logger, heart
 		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
 	}
 	c.SetReadLimit(protocol.ClientMaxFrameBytes)
-	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: version, PID: os.Getpid()})
+	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version, PID: os.Getpid(), Token: token})
 	if err := c.Write(dctx, websocket.MessageText, hello); err != nil {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)

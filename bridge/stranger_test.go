@@ -32,6 +32,7 @@ func startStranger(t *testing.T, port int) *http.Server {
 // older host that speaks none of its protocol versions) ends Connect at once
 // with the host's reason, instead of retrying until JoinTimeout.
 func TestRefusedJoinFailsAtOnce(t *testing.T) {
+	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {

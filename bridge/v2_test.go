@@ -40,6 +40,7 @@ func newV2Host(t testing.TB, cfg HostConfig) *v2Host {
 	cfg.Listener = ln
 	cfg.Version = "1.0.0"
 	cfg.Log = testLog(t)
+	cfg.Token = kit.Token(t)
 	h := NewHost(cfg)
 	t.Cleanup(h.Kill)
 	return &v2Host{Host: h, port: ln.Addr().(*net.TCPAddr).Port}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/terminal"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -29,6 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // run runs the command line args, stdin empty.
 func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	kit.UseConfigDir(t) // the in-process CLI resolves the test's token
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -36,14 +37,12 @@ func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errb.String(), err
 }
 
+// freePort is a free loopback port for the test's bridge; whatever the
+// test runs in-process on it shares the test's token (kit.UseConfigDir).
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	kit.UseConfigDir(t)
+	return strconv.Itoa(kit.FreePort(t))
 }
 
 func golden(t *testing.T, name, got string) {

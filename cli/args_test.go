@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestInterspersed(t *testing.T) {
@@ -93,6 +94,7 @@ func TestShellCompletion(t *testing.T) {
 func TestCompletingSessionIDs(t *testing.T) {
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
+	kit.UseConfigDir(t)
 	host, err := bridge.Connect(context.Background(), bridge.Options{Port: n})
 	if err != nil {
 		t.Fatal(err)

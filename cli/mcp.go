@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/mcp"
@@ -23,6 +25,7 @@ import (
 func mcpCommand(stdio IO) *cli.Command {
 	flags := append([]cli.Flag{
 		&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `ADDR` (path /mcp; loopback unless a host is given) instead of stdio"},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: allow an address beyond loopback, and require a bearer token on every request (" + mcp.EnvHTTPToken + ", else generated and printed at start)"},
 		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (studio_exec)"},
 		&cli.StringFlag{Name: "tools", Usage: "offer only these tools, comma-separated (e.g. studio_sessions,studio_logs)"},
 	}, globalFlags()...)
@@ -55,6 +58,14 @@ func mcpCommand(stdio IO) *cli.Command {
 			if _, err := mcp.Exposed(opts); err != nil {
 				return commands.UsageError{Err: err}
 			}
+			var plan httpPlan
+			if addr := c.String("http"); addr != "" {
+				if plan, err = planHTTP(addr, c.Bool("allow-remote")); err != nil {
+					return err
+				}
+			} else if c.Bool("allow-remote") {
+				return commands.UsageError{Err: errors.New("--allow-remote applies to --http only (stdio reaches the process that started the server, nobody else)")}
+			}
 			ctx := c.Context
 			// An agent's server outlives a --remote host that is not up
 			// yet or restarts: it keeps trying, and tools report the host
@@ -73,34 +84,78 @@ func mcpCommand(stdio IO) *cli.Command {
 			wctx, stop := context.WithCancel(ctx)
 			defer stop()
 			go mcp.WatchResources(wctx, s, b)
-			if addr := c.String("http"); addr != "" {
-				return serveHTTP(ctx, s, addr, stdio.Err)
+			if plan.addr != "" {
+				return serveHTTP(ctx, s, plan, stdio.Err)
 			}
 			return mcp.ServeStdio(ctx, s, io.NopCloser(stdio.In), nopWriteCloser{stdio.Out})
 		},
 	}
 }
 
-// serveHTTP serves Streamable HTTP at /mcp. DNS-rebinding protection (the
-// SDK's) and cross-origin protection stay on; an address without a host
-// binds loopback.
-func serveHTTP(ctx context.Context, s *sdk.Server, addr string, stderr io.Writer) error {
+// httpPlan is how `mcp --http` serves, decided before anything starts.
+type httpPlan struct {
+	addr      string // HOST:PORT to bind
+	remote    bool   // beyond loopback (--allow-remote given)
+	token     string // the bearer token every request needs; "" on loopback without --allow-remote
+	generated bool   // token was generated here, so the user must be told it
+}
+
+// planHTTP checks an --http address: loopback, or beyond it only with
+// --allow-remote, which also requires a bearer token (from
+// STUDIO_BRIDGE_MCP_TOKEN, else a new random one). An address without a
+// host binds loopback.
+func planHTTP(addr string, allowRemote bool) (httpPlan, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return commands.UsageError{Err: fmt.Errorf("--http %q: want HOST:PORT or :PORT", addr)}
+		return httpPlan{}, commands.UsageError{Err: fmt.Errorf("--http %q: want HOST:PORT or :PORT", addr)}
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	plan := httpPlan{addr: net.JoinHostPort(host, port), remote: !mcp.LoopbackHost(host)}
+	if plan.remote && !allowRemote {
+		return httpPlan{}, commands.UsageError{Err: fmt.Errorf(
+			"--http %s is not a loopback address: whoever can reach it could run code in Studio; serve on loopback (--http 127.0.0.1:%s), or add --allow-remote to require a bearer token on every request", addr, port)}
+	}
+	if !allowRemote {
+		return plan, nil
+	}
+	if plan.token = os.Getenv(mcp.EnvHTTPToken); plan.token != "" {
+		if err := authtoken.Validate(plan.token); err != nil {
+			return httpPlan{}, commands.UsageError{Err: fmt.Errorf("%s: %w", mcp.EnvHTTPToken, err)}
+		}
+	} else {
+		plan.token, plan.generated = authtoken.Generate(), true
+	}
+	return plan, nil
+}
+
+// serveHTTP serves Streamable HTTP at /mcp. DNS-rebinding protection (the
+// SDK's) and cross-origin protection stay on; with a token, every request
+// needs it first.
+func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", plan.addr)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
+	var h http.Handler = http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
+		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{}))
+	if plan.token != "" {
+		h = mcp.BearerAuth(plan.token, h)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
-		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{})))
+	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "studio-bridge MCP server: http://%s/mcp\n", ln.Addr())
+	if plan.remote {
+		fmt.Fprintf(stderr, "studio-bridge MCP server: warning: serving beyond loopback on %s: whoever can reach it and holds the bearer token can run code in Studio, and plain HTTP is not encrypted (prefer a trusted network or an SSH tunnel)\n", ln.Addr())
+	}
+	if plan.generated {
+		// The one place the token is ever shown: the user needs it.
+		fmt.Fprintf(stderr, "studio-bridge MCP server: every request needs `Authorization: Bearer %s` (set %s to choose the token)\n", plan.token, mcp.EnvHTTPToken)
+	} else if plan.token != "" {
+		fmt.Fprintf(stderr, "studio-bridge MCP server: every request needs the bearer token from %s\n", mcp.EnvHTTPToken)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -110,6 +165,11 @@ func serveHTTP(ctx context.Context, s *sdk.Server, addr string, stderr io.Writer
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
+		// Shutdown ends the HTTP requests, not the MCP sessions they
+		// opened: end those too, or their goroutines outlive the server.
+		for ss := range s.Sessions() {
+			_ = ss.Close()
+		}
 		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}

@@ -187,6 +187,7 @@ var All = []*Definition{
 	UninstallPlugin,
 	Launch,
 	VersionCommand,
+	Token,
 	Call,
 }
 

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	t.Helper()
 	port := kit.FreePort(t)
+	kit.UseConfigDir(t)
 	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

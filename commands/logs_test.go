@@ -179,6 +179,7 @@ func TestFollowLogs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			port := kit.FreePort(t)
+			kit.UseConfigDir(t)
 			b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -221,6 +222,7 @@ func TestFollowLogs(t *testing.T) {
 // subscribes again and prints what was logged meanwhile, in order, once.
 func TestFollowLogsAcrossFailover(t *testing.T) {
 	port := kit.FreePort(t)
+	kit.UseConfigDir(t)
 	host, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -234,6 +236,7 @@ func TestFollowLogsAcrossFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kit.UseConfigDir(t)
 	client, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

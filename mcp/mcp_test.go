@@ -35,6 +35,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	port := kit.FreePort(t)
+	kit.UseConfigDir(t)
 	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -163,6 +163,8 @@ func TestEncodeWireNames(t *testing.T) {
 		{Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit}, `{"type":"hello","protocolVersions":[1],"pluginVersion":"","instanceId":"A","context":"edit","placeName":"","placeId":0,"gameId":0,"state":"","capabilities":null}`},
 		{Watch{SessionID: "s"}, `{"type":"watch","sessionId":"s"}`},
 		{HostTransfer{Reason: "bye"}, `{"type":"host-transfer","reason":"bye"}`},
+		// Client protocol v2: the token.
+		{ClientHello{ProtocolVersions: []int{2, 1}, ClientVersion: "1", PID: 4, Token: "tok"}, `{"type":"client-hello","protocolVersions":[2,1],"clientVersion":"1","pid":4,"token":"tok"}`},
 		// Plugin protocol v2 (PROTOCOL.md section 12).
 		{Request{SessionID: "s", ID: "1", Action: "exec", Chunks: 3}, `{"type":"request","id":"1","action":"exec","sessionId":"s","chunks":3}`},
 		{Response{SessionID: "s", ID: "1", OK: true}, `{"type":"response","sessionId":"s","id":"1","ok":true}`},

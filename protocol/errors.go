@@ -42,6 +42,9 @@ const (
 	CodeUnsupportedProtocol Code = "UNSUPPORTED_PROTOCOL"
 	// CodeInvalidHello: the first frame was not an acceptable hello.
 	CodeInvalidHello Code = "INVALID_HELLO"
+	// CodeUnauthorized: a client-hello without the user's token, or with
+	// a wrong one (in a reject).
+	CodeUnauthorized Code = "UNAUTHORIZED"
 	// CodeMalformedFrame: a frame was not a JSON object with a known shape.
 	CodeMalformedFrame Code = "MALFORMED_FRAME"
 	// CodeUnknownMessage: a frame had a type this peer does not know.

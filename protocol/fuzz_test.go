@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -282,6 +283,7 @@ func FuzzValidateHello(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"hello","protocolVersions":[1],"instanceId":"a","context":"server","state":"Nope"}`))
 	f.Add([]byte(`{"type":"client-hello","protocolVersions":[0,1,2]}`))
+	f.Add([]byte(`{"type":"client-hello","protocolVersions":[2,1],"clientVersion":"1","token":"` + strings.Repeat("t", MaxTokenBytes+1) + `"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode(data)
 		if err != nil {
@@ -291,8 +293,10 @@ func FuzzValidateHello(f *testing.F) {
 		var perr *Error
 		switch h := m.(type) {
 		case Hello:
+			// A version 2 hello carries no session fields (they come
+			// with attach), so only a version 1 one must name a context.
 			if v, perr = ValidateHello(h); perr == nil {
-				if h.Context != ContextEdit && h.Context != ContextServer && h.Context != ContextClient {
+				if v == 1 && h.Context != ContextEdit && h.Context != ContextServer && h.Context != ContextClient {
 					t.Fatalf("accepted context %q", h.Context)
 				}
 				if !validInstanceID(h.InstanceID) {
@@ -300,7 +304,9 @@ func FuzzValidateHello(f *testing.F) {
 				}
 			}
 		case ClientHello:
-			v, perr = ValidateClientHello(h)
+			if v, perr = ValidateClientHello(h); perr == nil && len(h.Token) > MaxTokenBytes {
+				t.Fatalf("accepted a %d-byte token", len(h.Token))
+			}
 		default:
 			return
 		}

@@ -123,10 +123,12 @@ func TestValidateClientHello(t *testing.T) {
 		want     int
 		code     Code
 	}{
-		{[]int{1}, 1, ""},
-		{[]int{5, 4, 1}, 1, ""},
+		{[]int{2}, 2, ""},
+		{[]int{5, 2, 1}, 2, ""},
+		{ClientOfferedVersions, 2, ""},
 		{nil, 0, CodeUnsupportedProtocol},
-		{[]int{2}, 0, CodeUnsupportedProtocol},
+		// A client from before the token: it cannot authenticate.
+		{[]int{1}, 0, CodeUnsupportedProtocol},
 	}
 	for _, tt := range tests {
 		v, err := ValidateClientHello(ClientHello{ProtocolVersions: tt.versions, ClientVersion: "0.3.1", PID: 1})
@@ -140,8 +142,30 @@ func TestValidateClientHello(t *testing.T) {
 			t.Errorf("ValidateClientHello(%v) = %d, %v; want code %s", tt.versions, v, err, tt.code)
 			continue
 		}
-		if !strings.Contains(err.Message, "[1]") {
+		if !strings.Contains(err.Message, "[2]") {
 			t.Errorf("message %q does not name the supported versions", err.Message)
+		}
+	}
+}
+
+func TestClientHelloFieldsBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		h    ClientHello
+		code Code
+	}{
+		{"a generated token", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", 43)}, ""},
+		{"the longest token", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", MaxTokenBytes)}, ""},
+		{"a token too long", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", MaxTokenBytes+1)}, CodeInvalidHello},
+		{"a version too long", ClientHello{ProtocolVersions: []int{2}, ClientVersion: strings.Repeat("9", 65)}, CodeInvalidHello},
+	}
+	for _, tt := range tests {
+		_, err := ValidateClientHello(tt.h)
+		switch {
+		case tt.code == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.code != "" && (err == nil || err.Code != tt.code):
+			t.Errorf("%s: %v; want %s", tt.name, err, tt.code)
 		}
 	}
 }
@@ -154,13 +178,14 @@ func TestNegotiate(t *testing.T) {
 	}{
 		{nil, 0, false},
 		{[]int{}, 0, false},
-		{[]int{1}, 1, true},
-		{[]int{1, 1}, 1, true},
-		{[]int{2, 1}, 1, true},
-		{[]int{1, 2}, 1, true},
+		{[]int{2}, 2, true},
+		{[]int{2, 2}, 2, true},
+		{[]int{2, 1}, 2, true},
+		{[]int{1, 2}, 2, true},
+		{[]int{1}, 0, false},
 		{[]int{0}, 0, false},
-		{[]int{2, 3}, 0, false},
-		{[]int{-1, 1}, 1, true},
+		{[]int{3, 4}, 0, false},
+		{[]int{-1, 2}, 2, true},
 	}
 	for _, tt := range tests {
 		got, ok := Negotiate(tt.offered)

@@ -159,10 +159,14 @@ type Goodbye struct {
 }
 
 // ClientHello is a studio-bridge client's first frame on /client.
+//
+// Token is the user's token (package authtoken), required since client
+// protocol version 2. It is a secret: never log a ClientHello whole.
 type ClientHello struct {
 	ProtocolVersions []int  `json:"protocolVersions"`
 	ClientVersion    string `json:"clientVersion"`
 	PID              int    `json:"pid,omitempty"`
+	Token            string `json:"token,omitempty"`
 }
 
 // ClientWelcome accepts a client and hands it the current session list.

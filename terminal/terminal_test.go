@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"reflect"
 	"strconv"
@@ -22,19 +21,18 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// freePort is a free loopback port for the test's bridge; the terminals
+// the test runs in-process share the test's token (kit.UseConfigDir).
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	kit.UseConfigDir(t)
+	return strconv.Itoa(kit.FreePort(t))
 }
 
 // runTerminal runs the terminal on the bridge at port, as `studio-bridge

@@ -80,6 +80,7 @@ func env(t *testing.T, s *cloudtest.Server, bp *bridgePort, extra ...string) []s
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home, "XDG_CONFIG_HOME=" + home, "APPDATA=" + home, "LOCALAPPDATA=" + home,
 		"STUDIO_BRIDGE_PORT=" + fmt.Sprint(bp.port),
+		"STUDIO_BRIDGE_CONFIG_DIR=" + kit.ConfigDir(t), // the test's token, shared with any host it starts
 		"ROBLOX_API_KEY=" + s.Key,
 		"ROBLOX_UNIVERSE_ID=1", "ROBLOX_PLACE_ID=2",
 		"STUDIO_BRIDGE_OPEN_CLOUD_URL=" + s.URL,

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/cli"
 	"github.com/studio-bridge/studio-bridge/commands"
@@ -83,14 +84,14 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, new(cli.Failure)):
 		return exitFailure
-	case errors.As(err, &re), errors.As(err, &pe):
+	case errors.As(err, &re), errors.As(err, &pe), errors.As(err, new(*authtoken.NoConfigDirError)):
 		return exitNoSession
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	}
 	switch protocol.CodeOf(err) {
 	case protocol.CodeSessionNotFound, protocol.CodeSessionDisconnected, protocol.CodeUnknownOutcome,
-		protocol.CodeHostUnavailable, protocol.CodeShuttingDown:
+		protocol.CodeHostUnavailable, protocol.CodeShuttingDown, protocol.CodeUnauthorized:
 		return exitNoSession
 	case protocol.CodeTimeout:
 		return exitTimeout

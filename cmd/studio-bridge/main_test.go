@@ -21,6 +21,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -28,6 +29,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // run runs the command line args as the process would, stdin empty, and
 // returns what it printed and its exit code.
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	kit.UseConfigDir(t) // the in-process CLI resolves the test's token
+	return runAsIs(t, args...)
+}
+
+// runAsIs is run in the process environment as the test left it.
+func runAsIs(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -94,6 +94,7 @@ func join(b *testing.B, port int) *bridge.Bridge {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	kit.UseConfigDir(b)
 	c, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)

@@ -136,6 +136,7 @@ func BenchmarkScale1000x100(b *testing.B) {
 
 	// The same work without process start: join, list, encode, leave.
 	inproc := benchutil.NewSamples(cliRuns)
+	kit.UseConfigDir(b) // the host's token, as the CLI children above read it
 	for range cliRuns {
 		t0 := time.Now()
 		c, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Version: "bench"})

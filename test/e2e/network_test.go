@@ -68,6 +68,7 @@ func TestTopologyAndCalls(t *testing.T) {
 	t.Run("the test process via bridge.Connect", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		kit.UseConfigDir(t)
 		b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.1.0-dev"})
 		if err != nil {
 			t.Fatal(err)

@@ -124,6 +124,7 @@ func connect(t *testing.T, port int) *bridge.Bridge {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	kit.UseConfigDir(t)
 	b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.0.0-e2e"})
 	if err != nil {
 		t.Fatalf("bridge.Connect: %v", err)

@@ -7,13 +7,17 @@
 //   - the environment of every child process (ChildEnv: the developer's
 //     STUDIO_BRIDGE_* settings removed, one STUDIO_BRIDGE_CONFIG_DIR per
 //     test) — the one place where per-test environment is set;
+//   - the user's token (authtoken): every process of a test shares its
+//     config directory and so one token (ConfigDir, Token); in-process
+//     studio-bridge code joins them with UseConfigDir, and in-process code
+//     that forgot fails instead of touching the developer's config;
 //   - background processes with their output (Start, Proc), a host (Serve),
 //     an emulated Studio window (Studio), stopping processes on every
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
 //   - fake plugins (Plugin, Fleet), polling (WaitFor) and the host's
 //     /health (Health, WaitHealth).
 //
-// It imports no studio-bridge package but protocol and test/fakeplugin, so
-// that the bridge package's own tests can use it too; helpers that need a
-// *bridge.Bridge stay with their tests.
+// It imports no studio-bridge package but authtoken, protocol and
+// test/fakeplugin, so that the bridge package's own tests can use it too;
+// helpers that need a *bridge.Bridge stay with their tests.
 package kit

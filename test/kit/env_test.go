@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
 )
 
 // envValue is what a child sees for key: the last entry wins, as in os/exec.
@@ -61,4 +63,33 @@ func TestConfigDirPerTest(t *testing.T) {
 	if ConfigDir(t) == "" {
 		t.Fatal("no config dir")
 	}
+}
+
+// TestOneTokenPerTest: the token in-process code resolves after
+// UseConfigDir is the one Token gives and the file every child reads; and
+// without UseConfigDir, in-process code cannot resolve one at all.
+func TestOneTokenPerTest(t *testing.T) {
+	t.Run("without UseConfigDir", func(t *testing.T) {
+		_, err := authtoken.Resolve()
+		if err == nil || !strings.Contains(err.Error(), "kit.UseConfigDir") {
+			t.Fatalf("resolve outside UseConfigDir: %v; want a failure naming kit.UseConfigDir", err)
+		}
+	})
+	UseConfigDir(t)
+	resolved, err := authtoken.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Token(t); resolved != want {
+		t.Fatalf("in-process token %v, test token %v", resolved, want)
+	}
+	dir, _ := envValue(ChildEnv(t), authtoken.EnvConfigDir)
+	if child, err := authtoken.LoadOrCreate(dir); err != nil || child != resolved {
+		t.Fatalf("a child's token %v (%v), in-process %v", child, err, resolved)
+	}
+	t.Run("subtest", func(t *testing.T) {
+		if Token(t) != resolved {
+			t.Fatal("a subtest has another token than its parent")
+		}
+	})
 }

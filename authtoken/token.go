@@ -1,0 +1,206 @@
+package authtoken
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables and the file name.
+const (
+	// EnvToken, when set, is the token: it wins over the file.
+	EnvToken = "STUDIO_BRIDGE_TOKEN"
+	// EnvConfigDir overrides the config directory (tests, portable setups).
+	EnvConfigDir = "STUDIO_BRIDGE_CONFIG_DIR"
+	// FileName is the token file's name in the config directory.
+	FileName = "token"
+)
+
+// Bounds of a token: a generated one is 43 characters (32 random bytes,
+// base64url); one the user sets must be long enough to be a secret and short
+// enough to bound the client-hello.
+const (
+	MinBytes = 16
+	MaxBytes = 256
+)
+
+// Token is the user's token and where it came from.
+type Token struct {
+	// Value is the secret itself. Never log it.
+	Value string
+	// Source says where it lives, for messages: the file's path, or
+	// EnvToken.
+	Source string
+}
+
+// String never reveals the secret: a Token printed by mistake (a log
+// attribute, a %v) shows only where it lives.
+func (t Token) String() string { return "token from " + t.Source }
+
+// NoConfigDirError means there is no config directory to keep the token in,
+// and STUDIO_BRIDGE_TOKEN is not set.
+type NoConfigDirError struct{ Err error }
+
+func (e *NoConfigDirError) Error() string {
+	return fmt.Sprintf("studio-bridge needs the user's token, but there is no config directory to keep it in (%v): set %s to the bridge host's token (`studio-bridge token` prints it where the host runs), or set %s to a directory only you can write",
+		e.Err, EnvToken, EnvConfigDir)
+}
+
+func (e *NoConfigDirError) Unwrap() error { return e.Err }
+
+// Dir is the studio-bridge config directory: STUDIO_BRIDGE_CONFIG_DIR, or
+// studio-bridge in the user's config directory.
+func Dir() (string, error) {
+	if d := os.Getenv(EnvConfigDir); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", &NoConfigDirError{Err: err}
+	}
+	return filepath.Join(d, "studio-bridge"), nil
+}
+
+// Resolve is the token this process presents and, as host, accepts:
+// STUDIO_BRIDGE_TOKEN if set, else the token file's (created if missing).
+func Resolve() (Token, error) {
+	if v := os.Getenv(EnvToken); v != "" {
+		if err := Validate(v); err != nil {
+			return Token{}, fmt.Errorf("%s: %w", EnvToken, err)
+		}
+		return Token{Value: v, Source: EnvToken}, nil
+	}
+	dir, err := Dir()
+	if err != nil {
+		return Token{}, err
+	}
+	return LoadOrCreate(dir)
+}
+
+// LoadOrCreate reads the token file in dir, creating dir and the file
+// (with a new random token) if they do not exist.
+func LoadOrCreate(dir string) (Token, error) {
+	path := filepath.Join(dir, FileName)
+	for range 3 {
+		v, err := read(path)
+		if err == nil {
+			return Token{Value: v, Source: path}, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return Token{}, err
+		}
+		if err := create(dir, path); err != nil && !errors.Is(err, fs.ErrExist) {
+			return Token{}, err
+		}
+		// Ours or a racing process's: the file is in place now, whole.
+	}
+	return Token{}, fmt.Errorf("token file %s keeps disappearing; is something deleting it?", path)
+}
+
+// read reads and checks the token file.
+func read(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		return "", fmt.Errorf("read the token file: %w", err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read the token file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("token file %s is not a regular file; remove it and studio-bridge makes a new one", path)
+	}
+	if err := checkPrivate(path, fi); err != nil {
+		return "", err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+2))
+	if err != nil {
+		return "", fmt.Errorf("read the token file: %w", err)
+	}
+	v := strings.TrimSpace(string(data))
+	if err := Validate(v); err != nil {
+		return "", fmt.Errorf("token file %s: %w; remove it and studio-bridge makes a new one (every studio-bridge process must then be restarted)", path, err)
+	}
+	return v, nil
+}
+
+// create writes a new token to a private temporary file in dir and moves
+// it to path without ever replacing an existing file: fs.ErrExist means
+// another process was first, and its token stands.
+func create(dir, path string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create the config directory for the token: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".token-*")
+	if err != nil {
+		return fmt.Errorf("create the token file: %w", err)
+	}
+	tmp := f.Name()
+	defer func() { _ = os.Remove(tmp) }() // gone after a move; else ours to remove
+	if err := restrict(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("make the token file private: %w", err)
+	}
+	if _, err := f.WriteString(Generate() + "\n"); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write the token file: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write the token file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the token file: %w", err)
+	}
+	if err := moveExclusive(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return fmt.Errorf("put the token file in place: %w", err)
+	}
+	return nil
+}
+
+// Generate returns a new random token: 32 bytes from crypto/rand, base64url.
+func Generate() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (Go 1.24+): it crashes the program rather than return a weak token
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Validate checks a token's shape: MinBytes to MaxBytes printable ASCII
+// characters, no spaces.
+func Validate(v string) error {
+	if len(v) < MinBytes || len(v) > MaxBytes {
+		return fmt.Errorf("a token is %d to %d characters (this one is %d)", MinBytes, MaxBytes, len(v))
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] > '~' {
+			return errors.New("a token is printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// Equal compares a presented token with the expected one in constant time
+// (hashing first, so that not even the length leaks). An empty expected
+// token matches nothing.
+func Equal(presented, expected string) bool {
+	if expected == "" {
+		return false
+	}
+	a, b := sha256.Sum256([]byte(presented)), sha256.Sum256([]byte(expected))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}

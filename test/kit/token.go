@@ -1,0 +1,49 @@
+package kit
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
+)
+
+// A test process never resolves the token the developer's way: in-process
+// studio-bridge code that was not pointed at the test's config directory
+// (UseConfigDir) fails loudly, naming the fix, instead of reading or
+// creating a token in the real config directory; and the developer's own
+// STUDIO_BRIDGE_TOKEN (set for a devcontainer, say) is not presented to a
+// test's host.
+func init() {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	// A path under the test binary, a regular file: no directory can be
+	// made there, on any platform.
+	_ = os.Setenv(authtoken.EnvConfigDir, filepath.Join(exe, "in-process code needs kit.UseConfigDir(t)"))
+	_ = os.Unsetenv(authtoken.EnvToken)
+}
+
+// UseConfigDir points studio-bridge code running inside the test process
+// (bridge.Connect without a Token, the CLI run in-process) at the test's
+// config directory, the one ChildEnv gives every child: so a host in the
+// test process and a CLI child share one token, as a user's processes do.
+// It uses tb.Setenv, so the test must not be parallel.
+func UseConfigDir(tb testing.TB) {
+	tb.Helper()
+	tb.Setenv(authtoken.EnvConfigDir, ConfigDir(tb))
+	tb.Setenv(authtoken.EnvToken, "")
+}
+
+// Token is the test's token: the one in its config directory (created if
+// no process has made it yet), which every process the test starts
+// presents and accepts. For raw client-hellos and bridge.Options.Token.
+func Token(tb testing.TB) authtoken.Token {
+	tb.Helper()
+	tok, err := authtoken.LoadOrCreate(ConfigDir(tb))
+	if err != nil {
+		tb.Fatalf("the test's token: %v", err)
+	}
+	return tok
+}
