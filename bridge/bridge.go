@@ -76,10 +76,12 @@ type Bridge struct {
 	mu    sync.Mutex
 	cur   backend
 	ready chan struct{} // closed while cur is usable
-	// returning are the sessions listed when the last host was lost. A new
-	// host's resolution grace ends as soon as all of them are back, not
-	// after ResolveGrace: they reconnect within a second, while the grace
-	// allows for plugins still on their 2 s search poll.
+	// returning are the sessions listed when the last host was lost. The
+	// next host expects them back (HostConfig.Awaiting, or this process's
+	// client-hello when it joins another winner), and its resolution grace
+	// ends as soon as all of them are back, not after ResolveGrace: they
+	// reconnect within a second, while the grace allows for plugins still
+	// on their 2 s search poll.
 	returning []string
 }
 
@@ -262,8 +264,11 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	defer cancel()
 	deadline := time.AfterFunc(b.opts.JoinTimeout, cancel)
 	defer deadline.Stop()
+	b.mu.Lock()
+	returning := b.returning
+	b.mu.Unlock()
 	if b.opts.Remote != "" {
-		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.log, b.opts.Heartbeat, b.hub, returning)
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
 				"no studio-bridge host answers at %s (from --remote / STUDIO_BRIDGE_REMOTE): %v", b.opts.Remote, err)
@@ -277,7 +282,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		// port is taken ask /health who holds it. (Dialling first saves a
 		// one-shot command the failed listen, 0.1–0.2 ms here.)
 		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.log, b.opts.Heartbeat, b.hub, returning)
 		cancel()
 		var refused *protocol.Error
 		switch {
@@ -293,7 +298,8 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		ln, err := lc.Listen(ctx, "tcp", b.addr)
 		if err == nil {
 			b.hub.reset(nil)
-			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion}, b.hub), nil
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat,
+				Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Awaiting: returning}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
@@ -356,16 +362,20 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 // the grace: plugins that were already running poll for a host every 2 s, so
 // until then the list may lack a Studio window, and acting on a partial list
 // could send a command to the wrong one. After a failover the wait ends as
-// soon as every session the lost host had is back.
+// soon as every session the lost host had is back: the host knows which
+// those are and tells every joining process, fresh ones included.
 func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 	for {
 		be, err := b.backend(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, changed := b.hub.snapshot()
+		expected, settled := be.returningSessions()
+		// The list and its completeness are read in one step: a list read
+		// before the check could lack a session the check then saw.
+		s, changed, all := b.hub.snapshotHaving(expected)
 		wait := time.Until(be.hostStartedAt().Add(b.opts.Grace))
-		if wait <= 0 || b.allReturned() {
+		if wait <= 0 || settled || (len(expected) > 0 && all) {
 			return s, nil
 		}
 		timer := time.NewTimer(wait)
@@ -379,14 +389,6 @@ func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 		}
 		timer.Stop()
 	}
-}
-
-// allReturned reports whether every session of the lost host is back.
-func (b *Bridge) allReturned() bool {
-	b.mu.Lock()
-	returning := b.returning
-	b.mu.Unlock()
-	return len(returning) > 0 && b.hub.hasAll(returning)
 }
 
 // WatchSessions implements Conn.

@@ -33,6 +33,11 @@ type HostConfig struct {
 	// ResumeGrace is how long a v2 plugin session whose socket dropped is
 	// held with its in-flight calls; zero means protocol.ResumeGrace.
 	ResumeGrace time.Duration
+	// Awaiting lists the sessions of the host this one replaces (a
+	// failover): the host expects them back, and tells joining clients which
+	// are still missing, so that they stop waiting for plugins once every
+	// one has re-registered rather than after the whole Grace.
+	Awaiting []string
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -53,6 +58,8 @@ type Host struct {
 	sockets  map[*pluginSocket]struct{} // open /plugin connections
 	clients  map[string]*clientConn
 	watching map[string]map[*clientConn]struct{} // session id → clients relaying its events
+	expected map[string]struct{}                 // sessions a lost host had (cfg.Awaiting, rejoining clients' lists)
+	leaving  bool                                // clients have been told the host is going, or it is killed
 	draining atomic.Bool
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
@@ -79,7 +86,11 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		sockets:  map[*pluginSocket]struct{}{},
 		clients:  map[string]*clientConn{},
 		watching: map[string]map[*clientConn]struct{}{},
+		expected: map[string]struct{}{},
 		served:   make(chan struct{}),
+	}
+	for _, id := range cfg.Awaiting {
+		h.expected[id] = struct{}{}
 	}
 	if a, ok := cfg.Listener.Addr().(*net.TCPAddr); ok {
 		h.port = a.Port
@@ -153,6 +164,7 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 	<-h.served
 
 	h.mu.Lock()
+	h.leaving = true
 	for _, c := range h.clients {
 		_ = c.send(protocol.HostTransfer{Reason: reason})
 		c.closeAfter(1001, "host-transfer")
@@ -189,6 +201,7 @@ func (h *Host) relaying() int {
 func (h *Host) Kill() {
 	h.mu.Lock()
 	h.draining.Store(true)
+	h.leaving = true
 	h.mu.Unlock()
 	_ = h.srv.Close()
 	h.cancel()

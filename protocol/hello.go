@@ -63,6 +63,14 @@ func ValidateClientHello(h ClientHello) (int, *Error) {
 			"bridge host speaks protocol version(s) %v but this studio-bridge offered %v; run the same studio-bridge version everywhere",
 			SupportedVersions, h.ProtocolVersions)
 	}
+	if len(h.Returning) > MaxReturning {
+		return 0, Errorf(CodeInvalidHello, "client-hello lists %d returning sessions; at most %d", len(h.Returning), MaxReturning)
+	}
+	for _, id := range h.Returning {
+		if len(id) == 0 || len(id) > 64 {
+			return 0, Errorf(CodeInvalidHello, "client-hello has a returning session id of %d bytes; want 1-64", len(id))
+		}
+	}
 	return v, nil
 }
 
