@@ -31,7 +31,7 @@ type link struct {
 	awaiting []string
 	settled  bool
 	nextID   atomic.Uint64
-	lost        chan struct{}
+	lost     chan struct{}
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall
