@@ -43,6 +43,11 @@ type Options struct {
 	// calls meanwhile fail with HOST_UNAVAILABLE after FailoverWait. For
 	// long-lived surfaces (the MCP server) that must not die with the host.
 	Lazy bool
+	// UnreachableWait bounds how long a caller waits for a host when the
+	// latest attempt to reach one failed (a --remote host that is down):
+	// long enough for a failover to finish, short enough that an agent
+	// hears "cannot connect" in seconds. Zero means FailoverWait.
+	UnreachableWait time.Duration
 }
 
 // Timing of resolution and failover.
@@ -76,6 +81,11 @@ type Bridge struct {
 	mu    sync.Mutex
 	cur   backend
 	ready chan struct{} // closed while cur is usable
+	// unreachable is why the latest attempt to become or join a host
+	// failed, while there is no backend; failed is closed and replaced
+	// whenever it is set.
+	unreachable error
+	failed      chan struct{}
 	// returning are the sessions listed when the last host was lost. The
 	// next host expects them back (HostConfig.Awaiting, or this process's
 	// client-hello when it joins another winner), and its resolution grace
@@ -108,8 +118,12 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		addr:  net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
 		log:   opts.Log,
 		hub:   newHub(opts.Log),
-		done:  make(chan struct{}),
-		ready: make(chan struct{}),
+		done:   make(chan struct{}),
+		ready:  make(chan struct{}),
+		failed: make(chan struct{}),
+	}
+	if b.opts.UnreachableWait <= 0 {
+		b.opts.UnreachableWait = FailoverWait
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	be, err := b.establish(ctx)
@@ -119,6 +133,7 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		b.install(be)
 	case opts.Lazy && !errors.As(err, &stranger):
 		b.log.Warn("no bridge host yet; will keep trying", "addr", b.Addr(), "err", err)
+		b.setUnreachable(err)
 		be = nil
 	default:
 		b.cancel()
@@ -150,6 +165,7 @@ func (b *Bridge) install(be backend) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.cur = be
+	b.unreachable = nil
 	close(b.ready)
 	switch be.role() {
 	case RoleHost:
@@ -159,12 +175,39 @@ func (b *Bridge) install(be backend) {
 	}
 }
 
-// backend waits until a backend is usable, at most FailoverWait.
+// setUnreachable records why the latest attempt to reach a host failed.
+func (b *Bridge) setUnreachable(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.unreachable = err
+	close(b.failed)
+	b.failed = make(chan struct{})
+}
+
+// UnreachableError means no studio-bridge host could be reached at all
+// (it is not running, or something else holds its port): not a failover
+// in progress. It carries HOST_UNAVAILABLE.
+type UnreachableError struct {
+	Addr string
+	Err  error // the latest attempt's failure
+	perr *protocol.Error
+}
+
+func (e *UnreachableError) Error() string { return e.perr.Message }
+func (e *UnreachableError) Unwrap() error { return e.perr }
+
+func newUnreachable(addr string, wait time.Duration, err error) *UnreachableError {
+	return &UnreachableError{Addr: addr, Err: err, perr: protocol.Errorf(protocol.CodeHostUnavailable,
+		"cannot reach a studio-bridge host at %s (still trying for %s): %v", addr, wait, err)}
+}
+
+// backend waits until a backend is usable: at most FailoverWait, or
+// UnreachableWait once an attempt to reach a host has failed.
 func (b *Bridge) backend(ctx context.Context) (backend, error) {
-	var expired <-chan time.Time
+	var expired, gaveUp <-chan time.Time
 	for {
 		b.mu.Lock()
-		cur, ready := b.cur, b.ready
+		cur, ready, failed, unreachable := b.cur, b.ready, b.failed, b.unreachable
 		b.mu.Unlock()
 		if cur != nil {
 			return cur, nil
@@ -174,8 +217,22 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 			defer t.Stop()
 			expired = t.C
 		}
+		if unreachable != nil && gaveUp == nil {
+			t := time.NewTimer(b.opts.UnreachableWait)
+			defer t.Stop()
+			gaveUp = t.C
+		}
 		select {
 		case <-ready:
+		case <-failed:
+		case <-gaveUp:
+			b.mu.Lock()
+			err := b.unreachable
+			b.mu.Unlock()
+			if err == nil {
+				continue // a host was reached meanwhile
+			}
+			return nil, newUnreachable(b.Addr(), b.opts.UnreachableWait, err)
 		case <-expired:
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
 				"no bridge host answered on %s within %s: it is not running, or a failover has not completed (see --log-level info)", b.Addr(), FailoverWait)
@@ -219,6 +276,7 @@ func (b *Bridge) supervise(be backend) {
 			if b.ctx.Err() != nil {
 				return
 			}
+			b.setUnreachable(err)
 			b.log.Warn("bridge failover attempt failed; retrying", "err", err, "in", backoff)
 			if !sleepCtx(b.ctx, backoff) {
 				return

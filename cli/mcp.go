@@ -61,6 +61,10 @@ func mcpCommand(stdio IO) *cli.Command {
 			// as unavailable meanwhile.
 			bopts := bridgeOptions(c, log)
 			bopts.Lazy = true
+			// A call while no host can be reached answers the spec's
+			// "Cannot connect to studio-bridge" in seconds, not after
+			// the whole failover wait.
+			bopts.UnreachableWait = mcp.UnreachableWait
 			b, err := bridge.Connect(ctx, bopts)
 			if err != nil {
 				return err
@@ -97,8 +101,8 @@ func serveHTTP(ctx context.Context, s *sdk.Server, addr string, stderr io.Writer
 		return fmt.Errorf("--http: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
-		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{})))
+	mux.Handle("/mcp", mcp.CanonicalHost(http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
+		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{}))))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "studio-bridge MCP server: http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
