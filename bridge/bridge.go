@@ -114,10 +114,10 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{
-		opts:  opts,
-		addr:  net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
-		log:   opts.Log,
-		hub:   newHub(opts.Log),
+		opts:   opts,
+		addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
+		log:    opts.Log,
+		hub:    newHub(opts.Log),
 		done:   make(chan struct{}),
 		ready:  make(chan struct{}),
 		failed: make(chan struct{}),
