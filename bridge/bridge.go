@@ -48,6 +48,10 @@ type Options struct {
 	// long enough for a failover to finish, short enough that an agent
 	// hears "cannot connect" in seconds. Zero means FailoverWait.
 	UnreachableWait time.Duration
+	// ConfigDir is where the host keeps its host file (ConfigDir()), which
+	// names a host that holds the port but does not answer (stopped, hung);
+	// "" keeps none (tests).
+	ConfigDir string
 }
 
 // Timing of resolution and failover.
@@ -357,7 +361,8 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		if err == nil {
 			b.hub.reset(nil)
 			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat,
-				Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Awaiting: returning}, b.hub), nil
+				Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Awaiting: returning,
+				HostFile: hostFilePath(b.opts.ConfigDir, b.opts.Port)}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
@@ -372,6 +377,11 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 				deadline.Reset(HandoffTimeout + b.opts.JoinTimeout)
 			}
 			lastErr = errDraining
+		case errors.Is(err, errSilent):
+			if e := notAnswering(b.opts.ConfigDir, b.addr, err); e != nil {
+				return nil, e // our own host, stopped or hung
+			}
+			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
 		case errors.Is(err, errStranger):
 			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
 		default:
@@ -384,7 +394,12 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	}
 }
 
-var errStranger = errors.New("not a studio-bridge host")
+var (
+	errStranger = errors.New("not a studio-bridge host")
+	// errSilent is a holder of the port that accepts connections but does
+	// not answer: a stranger, or a studio-bridge host that is stopped.
+	errSilent = fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
+)
 
 // probeHealth asks whoever holds addr whether it is a studio-bridge host.
 func probeHealth(parent context.Context, addr string) (Health, error) {
@@ -404,7 +419,7 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 			return Health{}, parent.Err() // our own deadline, not a silent stranger
 		}
 		if ctx.Err() != nil {
-			return Health{}, fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
+			return Health{}, errSilent
 		}
 		return Health{}, fmt.Errorf("%w: %v", errStranger, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,9 @@ type HostConfig struct {
 	// are still missing, so that they stop waiting for plugins once every
 	// one has re-registered rather than after the whole Grace.
 	Awaiting []string
+	// HostFile, when set, is written while the host serves (see
+	// hostfile.go) and removed when it stops.
+	HostFile string
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -96,6 +100,11 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		h.port = a.Port
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if cfg.HostFile != "" {
+		if err := writeHostFile(cfg.HostFile, hostFileRecord(h.port, cfg.Version, h.started)); err != nil {
+			cfg.Log.Warn("cannot write the host file; a stopped host will be reported as another program", "err", err)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+protocol.PathHealth, h.serveHealth)
 	mux.HandleFunc(protocol.PathPlugin, h.servePlugin)
@@ -180,7 +189,15 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 		h.conns.Wait()
 	}
 	h.cancel()
+	h.forgetHostFile()
 	return h.serveErr
+}
+
+// forgetHostFile removes the host file, if this host still owns it.
+func (h *Host) forgetHostFile() {
+	if h.cfg.HostFile != "" {
+		removeHostFile(h.cfg.HostFile, os.Getpid())
+	}
 }
 
 // relaying counts the client calls this host is relaying.
@@ -210,6 +227,7 @@ func (h *Host) Kill() {
 	h.mu.Lock()
 	h.endHeldLocked()
 	h.mu.Unlock()
+	h.forgetHostFile()
 }
 
 // waitCtx waits for wg until ctx ends and reports whether wg finished.
