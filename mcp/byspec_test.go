@@ -15,8 +15,8 @@ import (
 )
 
 // TestSubscribeUnknownResource: resources/subscribe to a URI this server
-// does not offer answers MCP's resource-not-found (the SDK's
-// CodeResourceNotFound, -32602 as resources/read answers), not code 0; the
+// does not offer answers MCP's resource-not-found (-32602 in go-sdk 1.8, as
+// resources/read answers), not code 0; the
 // resources it does offer can be subscribed to. Raw JSON-RPC: the SDK's
 // client at the newest protocol version does not send resources/subscribe.
 func TestSubscribeUnknownResource(t *testing.T) {
@@ -36,8 +36,8 @@ func TestSubscribeUnknownResource(t *testing.T) {
 	}
 	for _, uri := range []string{"studio://nothing", "studio://sessions/x/logs/more", "studio://sessions//logs", "file:///etc/passwd"} {
 		r := subscribe(uri)
-		if code := errorCode(r); code != float64(sdk.CodeResourceNotFound) {
-			t.Errorf("subscribe %s: want JSON-RPC error %d, got %v", uri, sdk.CodeResourceNotFound, r)
+		if code := errorCode(r); code != float64(jsonrpc.CodeInvalidParams) {
+			t.Errorf("subscribe %s: want JSON-RPC error %d, got %v", uri, jsonrpc.CodeInvalidParams, r)
 		}
 	}
 	for _, uri := range []string{SessionsURI, "studio://sessions/0b6c8a4e/logs"} {
