@@ -62,7 +62,12 @@ type lineFilter struct {
 	st      *stdioState
 	r       *bufio.Reader
 	pending []byte
+	version string // the protocol version the client's initialize asked for
 }
+
+// noBatchesSince is the first MCP version without JSON-RPC batches; the SDK
+// ends the session on a batch at it or later, so the filter answers one.
+const noBatchesSince = "2025-06-18"
 
 func (f *lineFilter) Read(p []byte) (int, error) {
 	for len(f.pending) == 0 {
@@ -123,6 +128,10 @@ func (f *lineFilter) check(line []byte) []byte {
 		f.reply(requestID(trimmed), jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message")
 		return nil
 	}
+	if trimmed[0] == '[' && f.version >= noBatchesSince {
+		f.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP "+f.version)
+		return nil
+	}
 	for _, m := range msgs {
 		f.note(m)
 	}
@@ -163,6 +172,14 @@ func (f *lineFilter) note(m jsonrpc.Message) {
 	defer f.st.mu.Unlock()
 	if req.IsCall() {
 		delete(f.st.cancelled, idKey(req.ID.Raw()))
+		if req.Method == "initialize" {
+			var params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(req.Params, &params) == nil {
+				f.version = params.ProtocolVersion
+			}
+		}
 		return
 	}
 	if req.Method != "notifications/cancelled" {

@@ -153,6 +153,11 @@ func TestStdioMalformedLines(t *testing.T) {
 	}
 	p.send("") // blank lines are skipped silently
 	p.initialize()
+	// MCP 2025-06-18 has no batches (the SDK would end the session).
+	p.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`)
+	if m := p.next(); m["id"] != nil || errorCode(m) != -32600 {
+		t.Fatalf("a batch at 2025-06-18: %v; want -32600", m)
+	}
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	if r := p.response(2.0); r["result"] == nil {
 		t.Fatalf("tools/list after the bad lines: %v", r)
