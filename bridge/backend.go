@@ -17,6 +17,11 @@ type backend interface {
 	// hostStartedAt is when the serving host started; resolution waits for
 	// plugins a little while after it.
 	hostStartedAt() time.Time
+	// returningSessions lists the sessions of a lost host the serving host expects
+	// back (the list is complete once all are in it), or settled says the
+	// list is complete already. With neither, resolution waits out the
+	// grace from hostStartedAt.
+	returningSessions() (ids []string, settled bool)
 	// lostCh is closed when this backend can serve no more.
 	lostCh() <-chan struct{}
 	watch(sessionID string)
@@ -25,17 +30,19 @@ type backend interface {
 	leave(ctx context.Context)
 }
 
-func (h *Host) role() Role                { return RoleHost }
-func (h *Host) hostStartedAt() time.Time  { return h.started }
-func (h *Host) lostCh() <-chan struct{}   { return h.served }
-func (h *Host) watch(string)              {}
-func (h *Host) unwatch(string)            {}
-func (h *Host) leave(ctx context.Context) { _ = h.Shutdown(ctx, "studio-bridge host process exiting") }
-func (l *link) role() Role                { return RoleClient }
-func (l *link) hostStartedAt() time.Time  { return l.hostStarted }
-func (l *link) lostCh() <-chan struct{}   { return l.lost }
-func (l *link) watch(sid string)          { _ = l.send(protocol.Watch{SessionID: sid}) }
-func (l *link) unwatch(sid string)        { _ = l.send(protocol.Unwatch{SessionID: sid}) }
+func (h *Host) role() Role                          { return RoleHost }
+func (h *Host) hostStartedAt() time.Time            { return h.started }
+func (h *Host) lostCh() <-chan struct{}             { return h.served }
+func (h *Host) returningSessions() ([]string, bool) { return h.expectedSessions(), false }
+func (h *Host) watch(string)                        {}
+func (h *Host) unwatch(string)                      {}
+func (h *Host) leave(ctx context.Context)           { _ = h.Shutdown(ctx, "studio-bridge host process exiting") }
+func (l *link) role() Role                          { return RoleClient }
+func (l *link) hostStartedAt() time.Time            { return l.hostStarted }
+func (l *link) lostCh() <-chan struct{}             { return l.lost }
+func (l *link) returningSessions() ([]string, bool) { return l.awaiting, l.settled }
+func (l *link) watch(sid string)                    { _ = l.send(protocol.Watch{SessionID: sid}) }
+func (l *link) unwatch(sid string)                  { _ = l.send(protocol.Unwatch{SessionID: sid}) }
 func (l *link) leave(ctx context.Context) {
 	l.closeAfter(1000, "client leaving")
 	select {

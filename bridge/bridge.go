@@ -48,6 +48,15 @@ type Options struct {
 	// calls meanwhile fail with HOST_UNAVAILABLE after FailoverWait. For
 	// long-lived surfaces (the MCP server) that must not die with the host.
 	Lazy bool
+	// UnreachableWait bounds how long a caller waits for a host when the
+	// latest attempt to reach one failed (a --remote host that is down):
+	// long enough for a failover to finish, short enough that an agent
+	// hears "cannot connect" in seconds. Zero means FailoverWait.
+	UnreachableWait time.Duration
+	// ConfigDir is where the host keeps its host file (ConfigDir()), which
+	// names a host that holds the port but does not answer (stopped, hung);
+	// "" keeps none (tests).
+	ConfigDir string
 }
 
 // Timing of resolution and failover.
@@ -81,10 +90,17 @@ type Bridge struct {
 	mu    sync.Mutex
 	cur   backend
 	ready chan struct{} // closed while cur is usable
-	// returning are the sessions listed when the last host was lost. A new
-	// host's resolution grace ends as soon as all of them are back, not
-	// after ResolveGrace: they reconnect within a second, while the grace
-	// allows for plugins still on their 2 s search poll.
+	// unreachable is why the latest attempt to become or join a host
+	// failed, while there is no backend; failed is closed and replaced
+	// whenever it is set.
+	unreachable error
+	failed      chan struct{}
+	// returning are the sessions listed when the last host was lost. The
+	// next host expects them back (HostConfig.Awaiting, or this process's
+	// client-hello when it joins another winner), and its resolution grace
+	// ends as soon as all of them are back, not after ResolveGrace: they
+	// reconnect within a second, while the grace allows for plugins still
+	// on their 2 s search poll.
 	returning []string
 }
 
@@ -116,12 +132,16 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		opts.Token = tok
 	}
 	b := &Bridge{
-		opts:  opts,
-		addr:  net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
-		log:   opts.Log,
-		hub:   newHub(opts.Log),
-		done:  make(chan struct{}),
-		ready: make(chan struct{}),
+		opts:   opts,
+		addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
+		log:    opts.Log,
+		hub:    newHub(opts.Log),
+		done:   make(chan struct{}),
+		ready:  make(chan struct{}),
+		failed: make(chan struct{}),
+	}
+	if b.opts.UnreachableWait <= 0 {
+		b.opts.UnreachableWait = FailoverWait
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	be, err := b.establish(ctx)
@@ -131,6 +151,7 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		b.install(be)
 	case opts.Lazy && !errors.As(err, &stranger):
 		b.log.Warn("no bridge host yet; will keep trying", "addr", b.Addr(), "err", err)
+		b.setUnreachable(err)
 		be = nil
 	default:
 		b.cancel()
@@ -162,6 +183,7 @@ func (b *Bridge) install(be backend) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.cur = be
+	b.unreachable = nil
 	close(b.ready)
 	switch be.role() {
 	case RoleHost:
@@ -171,12 +193,39 @@ func (b *Bridge) install(be backend) {
 	}
 }
 
-// backend waits until a backend is usable, at most FailoverWait.
+// setUnreachable records why the latest attempt to reach a host failed.
+func (b *Bridge) setUnreachable(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.unreachable = err
+	close(b.failed)
+	b.failed = make(chan struct{})
+}
+
+// UnreachableError means no studio-bridge host could be reached at all
+// (it is not running, or something else holds its port): not a failover
+// in progress. It carries HOST_UNAVAILABLE.
+type UnreachableError struct {
+	Addr string
+	Err  error // the latest attempt's failure
+	perr *protocol.Error
+}
+
+func (e *UnreachableError) Error() string { return e.perr.Message }
+func (e *UnreachableError) Unwrap() error { return e.perr }
+
+func newUnreachable(addr string, wait time.Duration, err error) *UnreachableError {
+	return &UnreachableError{Addr: addr, Err: err, perr: protocol.Errorf(protocol.CodeHostUnavailable,
+		"cannot reach a studio-bridge host at %s (still trying for %s): %v", addr, wait, err)}
+}
+
+// backend waits until a backend is usable: at most FailoverWait, or
+// UnreachableWait once an attempt to reach a host has failed.
 func (b *Bridge) backend(ctx context.Context) (backend, error) {
-	var expired <-chan time.Time
+	var expired, gaveUp <-chan time.Time
 	for {
 		b.mu.Lock()
-		cur, ready := b.cur, b.ready
+		cur, ready, failed, unreachable := b.cur, b.ready, b.failed, b.unreachable
 		b.mu.Unlock()
 		if cur != nil {
 			return cur, nil
@@ -186,8 +235,22 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 			defer t.Stop()
 			expired = t.C
 		}
+		if unreachable != nil && gaveUp == nil {
+			t := time.NewTimer(b.opts.UnreachableWait)
+			defer t.Stop()
+			gaveUp = t.C
+		}
 		select {
 		case <-ready:
+		case <-failed:
+		case <-gaveUp:
+			b.mu.Lock()
+			err := b.unreachable
+			b.mu.Unlock()
+			if err == nil {
+				continue // a host was reached meanwhile
+			}
+			return nil, newUnreachable(b.Addr(), b.opts.UnreachableWait, err)
 		case <-expired:
 			return nil, protocol.Errorf(protocol.CodeHostUnavailable,
 				"no bridge host answered on %s within %s: it is not running, or a failover has not completed (see --log-level info)", b.Addr(), FailoverWait)
@@ -231,6 +294,7 @@ func (b *Bridge) supervise(be backend) {
 			if b.ctx.Err() != nil {
 				return
 			}
+			b.setUnreachable(err)
 			b.log.Warn("bridge failover attempt failed; retrying", "err", err, "in", backoff)
 			if !sleepCtx(b.ctx, backoff) {
 				return
@@ -276,8 +340,11 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	defer cancel()
 	deadline := time.AfterFunc(b.opts.JoinTimeout, cancel)
 	defer deadline.Stop()
+	b.mu.Lock()
+	returning := b.returning
+	b.mu.Unlock()
 	if b.opts.Remote != "" {
-		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub)
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub, returning)
 		var refused *protocol.Error
 		if errors.As(err, &refused) {
 			return nil, err // the host answered, and said no (e.g. a wrong token)
@@ -295,7 +362,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		// port is taken ask /health who holds it. (Dialling first saves a
 		// one-shot command the failed listen, 0.1–0.2 ms here.)
 		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub, returning)
 		cancel()
 		var refused *protocol.Error
 		switch {
@@ -311,7 +378,9 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		ln, err := lc.Listen(ctx, "tcp", b.addr)
 		if err == nil {
 			b.hub.reset(nil)
-			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Token: b.opts.Token}, b.hub), nil
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat,
+				Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Token: b.opts.Token, Awaiting: returning,
+				HostFile: hostFilePath(b.opts.ConfigDir, b.opts.Port)}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
@@ -326,6 +395,11 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 				deadline.Reset(HandoffTimeout + b.opts.JoinTimeout)
 			}
 			lastErr = errDraining
+		case errors.Is(err, errSilent):
+			if e := notAnswering(b.opts.ConfigDir, b.addr, err); e != nil {
+				return nil, e // our own host, stopped or hung
+			}
+			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
 		case errors.Is(err, errStranger):
 			return nil, &PortInUseError{Addr: b.addr, Detail: err.Error()}
 		default:
@@ -338,7 +412,12 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	}
 }
 
-var errStranger = errors.New("not a studio-bridge host")
+var (
+	errStranger = errors.New("not a studio-bridge host")
+	// errSilent is a holder of the port that accepts connections but does
+	// not answer: a stranger, or a studio-bridge host that is stopped.
+	errSilent = fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
+)
 
 // probeHealth asks whoever holds addr whether it is a studio-bridge host.
 func probeHealth(parent context.Context, addr string) (Health, error) {
@@ -358,7 +437,7 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 			return Health{}, parent.Err() // our own deadline, not a silent stranger
 		}
 		if ctx.Err() != nil {
-			return Health{}, fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
+			return Health{}, errSilent
 		}
 		return Health{}, fmt.Errorf("%w: %v", errStranger, err)
 	}
@@ -374,16 +453,20 @@ func probeHealth(parent context.Context, addr string) (Health, error) {
 // the grace: plugins that were already running poll for a host every 2 s, so
 // until then the list may lack a Studio window, and acting on a partial list
 // could send a command to the wrong one. After a failover the wait ends as
-// soon as every session the lost host had is back.
+// soon as every session the lost host had is back: the host knows which
+// those are and tells every joining process, fresh ones included.
 func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 	for {
 		be, err := b.backend(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, changed := b.hub.snapshot()
+		expected, settled := be.returningSessions()
+		// The list and its completeness are read in one step: a list read
+		// before the check could lack a session the check then saw.
+		s, changed, all := b.hub.snapshotHaving(expected)
 		wait := time.Until(be.hostStartedAt().Add(b.opts.Grace))
-		if wait <= 0 || b.allReturned() {
+		if wait <= 0 || settled || (len(expected) > 0 && all) {
 			return s, nil
 		}
 		timer := time.NewTimer(wait)
@@ -397,14 +480,6 @@ func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 		}
 		timer.Stop()
 	}
-}
-
-// allReturned reports whether every session of the lost host is back.
-func (b *Bridge) allReturned() bool {
-	b.mu.Lock()
-	returning := b.returning
-	b.mu.Unlock()
-	return len(returning) > 0 && b.hub.hasAll(returning)
 }
 
 // WatchSessions implements Conn.

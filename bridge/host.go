@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,14 @@ type HostConfig struct {
 	// Token is the user's token: a client must present it in its
 	// client-hello. With none, every client is refused.
 	Token authtoken.Token
+	// Awaiting lists the sessions of the host this one replaces (a
+	// failover): the host expects them back, and tells joining clients which
+	// are still missing, so that they stop waiting for plugins once every
+	// one has re-registered rather than after the whole Grace.
+	Awaiting []string
+	// HostFile, when set, is written while the host serves (see
+	// hostfile.go) and removed when it stops.
+	HostFile string
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -57,6 +66,8 @@ type Host struct {
 	sockets  map[*pluginSocket]struct{} // open /plugin connections
 	clients  map[string]*clientConn
 	watching map[string]map[*clientConn]struct{} // session id → clients relaying its events
+	expected map[string]struct{}                 // sessions a lost host had (cfg.Awaiting, rejoining clients' lists)
+	leaving  bool                                // clients have been told the host is going, or it is killed
 	draining atomic.Bool
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
@@ -83,12 +94,21 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		sockets:  map[*pluginSocket]struct{}{},
 		clients:  map[string]*clientConn{},
 		watching: map[string]map[*clientConn]struct{}{},
+		expected: map[string]struct{}{},
 		served:   make(chan struct{}),
+	}
+	for _, id := range cfg.Awaiting {
+		h.expected[id] = struct{}{}
 	}
 	if a, ok := cfg.Listener.Addr().(*net.TCPAddr); ok {
 		h.port = a.Port
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if cfg.HostFile != "" {
+		if err := writeHostFile(cfg.HostFile, hostFileRecord(h.port, cfg.Version, h.started)); err != nil {
+			cfg.Log.Warn("cannot write the host file; a stopped host will be reported as another program", "err", err)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+protocol.PathHealth, h.serveHealth)
 	mux.HandleFunc(protocol.PathPlugin, h.servePlugin)
@@ -157,6 +177,7 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 	<-h.served
 
 	h.mu.Lock()
+	h.leaving = true
 	for _, c := range h.clients {
 		_ = c.send(protocol.HostTransfer{Reason: reason})
 		c.closeAfter(1001, "host-transfer")
@@ -172,7 +193,15 @@ func (h *Host) Shutdown(ctx context.Context, reason string) error {
 		h.conns.Wait()
 	}
 	h.cancel()
+	h.forgetHostFile()
 	return h.serveErr
+}
+
+// forgetHostFile removes the host file, if this host still owns it.
+func (h *Host) forgetHostFile() {
+	if h.cfg.HostFile != "" {
+		removeHostFile(h.cfg.HostFile, os.Getpid())
+	}
 }
 
 // relaying counts the client calls this host is relaying.
@@ -193,6 +222,7 @@ func (h *Host) relaying() int {
 func (h *Host) Kill() {
 	h.mu.Lock()
 	h.draining.Store(true)
+	h.leaving = true
 	h.mu.Unlock()
 	_ = h.srv.Close()
 	h.cancel()
@@ -201,6 +231,7 @@ func (h *Host) Kill() {
 	h.mu.Lock()
 	h.endHeldLocked()
 	h.mu.Unlock()
+	h.forgetHostFile()
 }
 
 // waitCtx waits for wg until ctx ends and reports whether wg finished.

@@ -31,7 +31,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.conns.Done()
-	version, ok := h.clientHandshake(c)
+	hello, version, ok := h.clientHandshake(c)
 	if !ok {
 		return
 	}
@@ -39,6 +39,8 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
 
 	h.mu.Lock()
+	h.expectLocked(hello.Returning)
+	awaiting, settled := h.awaitingLocked()
 	sessions, err := h.hub.encodedSessions()
 	if err == nil {
 		err = cc.send(clientWelcomeWire{
@@ -48,6 +50,8 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 			HostStartedAt:       h.started.UnixMilli(),
 			HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
 			Sessions:            sessions,
+			Awaiting:            awaiting,
+			Settled:             settled,
 		})
 	}
 	h.clients[cc.id] = cc
@@ -85,26 +89,28 @@ type clientWelcomeWire struct {
 	HostStartedAt       int64           `json:"hostStartedAt"`
 	HeartbeatIntervalMs int             `json:"heartbeatIntervalMs"`
 	Sessions            json.RawMessage `json:"sessions"`
+	Awaiting            []string        `json:"awaiting,omitempty"`
+	Settled             bool            `json:"settled,omitempty"`
 }
 
 func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
-func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
+func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bool) {
 	hello, ok := readHello[protocol.ClientHello](h.ctx, c)
 	if !ok {
-		return 0, false
+		return hello, 0, false
 	}
 	v, perr := protocol.ValidateClientHello(hello)
 	if perr != nil {
 		reject(c, perr.Code, perr.Message)
-		return 0, false
+		return hello, 0, false
 	}
 	if !authtoken.Equal(hello.Token, h.cfg.Token.Value) {
 		h.cfg.Log.Info("refused a client: missing or wrong token", "pid", hello.PID, "presented", hello.Token != "")
 		reject(c, protocol.CodeUnauthorized, h.tokenHint(hello.Token != ""))
-		return 0, false
+		return hello, 0, false
 	}
-	return v, true
+	return hello, v, true
 }
 
 // tokenHint is the reject message for a client without the right token: it

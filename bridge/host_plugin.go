@@ -179,7 +179,10 @@ func reject(c *websocket.Conn, code protocol.Code, msg string) {
 // encoding the event once for all of them.
 func (h *Host) announceLocked(kind string, s protocol.SessionInfo) {
 	h.hub.apply(kind, s)
-	if len(h.clients) == 0 {
+	if len(h.clients) == 0 || (h.leaving && kind == protocol.SessionDisconnected) {
+		// A leaving host does not announce the disconnections its own
+		// leaving causes: its clients keep those sessions as the ones they
+		// expect back from the next host (Bridge.supervise).
 		return
 	}
 	data, err := protocol.Encode(protocol.SessionEvent{Kind: kind, Session: s})

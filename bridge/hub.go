@@ -151,16 +151,44 @@ func (h *hub) ids() []string {
 	return slices.Collect(maps.Keys(h.sessions))
 }
 
-// hasAll reports whether every session in ids is listed.
-func (h *hub) hasAll(ids []string) bool {
+// snapshotHaving is snapshot, plus whether every session in ids is in the
+// returned list. Both come from one moment: a list checked for completeness
+// apart from the check could be an older one (a resolve would then act on a
+// list that lacks a window).
+func (h *hub) snapshotHaving(ids []string) ([]protocol.SessionInfo, <-chan struct{}, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	all := true
 	for _, id := range ids {
 		if _, ok := h.sessions[id]; !ok {
-			return false
+			all = false
+			break
 		}
 	}
-	return true
+	return h.sortedLocked(), h.changed, all
+}
+
+// missing lists the ids in ids that are not listed.
+func (h *hub) missing(ids []string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, id := range ids {
+		if _, ok := h.sessions[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// touch wakes everyone waiting on the changed channel without a change of
+// the list: what they wait for besides it (the sessions expected back)
+// changed.
+func (h *hub) touch() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.changed)
+	h.changed = make(chan struct{})
 }
 
 // changedCh is closed at the next change of the session list.

@@ -25,17 +25,24 @@ type link struct {
 	*peer
 	hub         *hub
 	hostStarted time.Time
-	nextID      atomic.Uint64
-	lost        chan struct{}
+	// awaiting and settled are the welcome's word on the lost host's
+	// sessions (ClientWelcome.Awaiting, Settled); from a host that says
+	// neither, awaiting is what this client sent as returning.
+	awaiting []string
+	settled  bool
+	nextID   atomic.Uint64
+	lost     chan struct{}
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall
 	broken  bool
 }
 
-// dialLink joins the host at addr ("127.0.0.1:38741").
-// It presents token, the user's token.
-func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger, heartbeat time.Duration, hb *hub) (*link, error) {
+// dialLink joins the host at addr ("127.0.0.1:38741"), presenting token, the
+// user's token. returning lists the sessions of the host this process lost,
+// if it is rejoining after a failover (sent only if there are at most
+// protocol.MaxReturning).
+func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
@@ -48,7 +55,10 @@ func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger
 		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
 	}
 	c.SetReadLimit(protocol.ClientMaxFrameBytes)
-	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version, PID: os.Getpid(), Token: token})
+	if len(returning) > protocol.MaxReturning {
+		returning = nil
+	}
+	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version, PID: os.Getpid(), Token: token, Returning: returning})
 	if err := c.Write(dctx, websocket.MessageText, hello); err != nil {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
@@ -84,8 +94,13 @@ func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger
 		peer:        newPeer(c, log, heartbeat, protocol.ClientMaxFrameBytes),
 		hub:         hb,
 		hostStarted: time.UnixMilli(welcome.HostStartedAt),
+		awaiting:    welcome.Awaiting,
+		settled:     welcome.Settled,
 		lost:        make(chan struct{}),
 		pending:     map[string]*pendingCall{},
+	}
+	if !welcome.Settled && len(welcome.Awaiting) == 0 {
+		l.awaiting = returning // a host that says neither (an older version)
 	}
 	hb.reset(welcome.Sessions)
 	for _, sid := range hb.watched() {

@@ -36,6 +36,7 @@ func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
 		Version:       commands.Version,
 		PluginVersion: commands.PluginBuild.Version,
 		Log:           log,
+		ConfigDir:     bridge.ConfigDir(),
 	}
 }
 

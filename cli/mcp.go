@@ -72,6 +72,10 @@ func mcpCommand(stdio IO) *cli.Command {
 			// as unavailable meanwhile.
 			bopts := bridgeOptions(c, log)
 			bopts.Lazy = true
+			// A call while no host can be reached answers the spec's
+			// "Cannot connect to studio-bridge" in seconds, not after
+			// the whole failover wait.
+			bopts.UnreachableWait = mcp.UnreachableWait
 			b, err := bridge.Connect(ctx, bopts)
 			if err != nil {
 				return err
@@ -138,8 +142,8 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	var h http.Handler = http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
-		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{}))
+	var h http.Handler = mcp.CanonicalHost(http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
+		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{})))
 	if plan.token != "" {
 		h = mcp.BearerAuth(plan.token, h)
 	}

@@ -39,6 +39,9 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
+				if cerr := connectError(err); cerr != nil {
+					return nil, cerr
+				}
 				return errorResult(err, target), nil
 			}
 		}
@@ -47,9 +50,11 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 			var usage commands.UsageError
 			switch {
 			case ctx.Err() != nil:
-				// The client cancelled: it ignores any answer, but the
-				// SDK still sends one, so give it a valid JSON-RPC code.
+				// The client cancelled: the stdio transport sends no answer
+				// (see cancelFilter); any other gets a valid JSON-RPC code.
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: " + ctx.Err().Error()}
+			case connectError(err) != nil:
+				return nil, connectError(err)
 			case errors.As(err, &usage):
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
 			}
@@ -177,6 +182,23 @@ func propertyList(d *commands.Definition) string {
 		return "no properties"
 	}
 	return strings.Join(names, ", ")
+}
+
+// cannotConnect is the spec's JSON-RPC error (section 7.2) for a bridge that
+// cannot be reached at all.
+const cannotConnect = "Cannot connect to studio-bridge. Is the bridge host running?"
+
+// connectError is the spec's -32603 "Cannot connect to studio-bridge" when
+// err says no bridge host could be reached at all (bridge.UnreachableError),
+// with what happened as its data; otherwise nil. A failover that did not
+// finish in time stays a tool error (errorResult): the host was there.
+func connectError(err error) *jsonrpc.Error {
+	var ue *bridge.UnreachableError
+	if !errors.As(err, &ue) {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]string{"detail": ue.Error()})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: cannotConnect, Data: data}
 }
 
 // errorResult maps a failure to the spec's isError result.

@@ -438,9 +438,11 @@ func TestCancellationReachesThePlugin(t *testing.T) {
 	}
 }
 
-// TestCancelledCallCode: the answer to a tools/call the client cancelled
-// carries a standard JSON-RPC error code, not 0. The SDK's client drops that
-// answer, so this test speaks raw JSON-RPC over the in-memory transport.
+// TestCancelledCallCode: where a transport still answers a tools/call the
+// client cancelled (the SDK's own, here in memory; stdio sends nothing, see
+// TestCancelledCallGetsNoResponse), the answer carries a standard JSON-RPC
+// error code, not 0. The SDK's client drops that answer, so this test speaks
+// raw JSON-RPC over the in-memory transport.
 func TestCancelledCallCode(t *testing.T) {
 	w := newWorld(t)
 	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)

@@ -39,12 +39,31 @@ func addResources(s *sdk.Server, conn bridge.Conn) {
 	}, sessionLogs(conn))
 }
 
+// subscribable reports whether uri names a resource this server offers:
+// the session list, or a session's logs (studio://sessions/{id}/logs).
+func subscribable(uri string) bool {
+	if uri == SessionsURI {
+		return true
+	}
+	_, ok := logsSessionID(uri)
+	return ok
+}
+
+// logsSessionID is the session id of a logs resource URI.
+func logsSessionID(uri string) (string, bool) {
+	id, ok := strings.CutPrefix(uri, sessionURIPrefix)
+	id, ok2 := strings.CutSuffix(id, "/logs")
+	if !ok || !ok2 || id == "" || strings.Contains(id, "/") {
+		return "", false
+	}
+	return id, true
+}
+
 func sessionLogs(conn bridge.Conn) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
-		id, ok := strings.CutPrefix(uri, sessionURIPrefix)
-		id, ok2 := strings.CutSuffix(id, "/logs")
-		if !ok || !ok2 || id == "" || strings.Contains(id, "/") {
+		id, ok := logsSessionID(uri)
+		if !ok {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		return runAsResource(ctx, conn, commands.Logs, bridge.Target{SessionID: id}, uri)
@@ -55,12 +74,18 @@ func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition
 	env := &commands.Env{Command: d, Bridge: conn, Timeout: d.Timeout, Stdout: discard{}, Stderr: discard{}}
 	if d.NeedsSession {
 		s, err := conn.Resolve(ctx, t)
+		if cerr := connectError(err); cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		env.Session = s
 	}
 	res, err := d.Run(ctx, env, d.NewArgs())
+	if cerr := connectError(err); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil {
 		return nil, err
 	}

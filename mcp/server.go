@@ -31,6 +31,11 @@ type Options struct {
 	Timeout time.Duration
 }
 
+// UnreachableWait is how long a call waits for a bridge host that could not
+// be reached before it answers "Cannot connect to studio-bridge" (spec
+// 7.2): a failover finishes well within it (about 0.3 s).
+const UnreachableWait = 2 * time.Second
+
 // ToolName is the MCP tool name of a command.
 func ToolName(d *commands.Definition) string { return "studio_" + d.Name }
 
@@ -88,8 +93,11 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 		// come, go and change) and to a session's logs resource; the SDK
 		// keeps the subscriptions.
 		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
-			if req.Params.URI != SessionsURI && !strings.HasPrefix(req.Params.URI, sessionURIPrefix) {
-				return fmt.Errorf("no resource %q to subscribe to; see resources/list", req.Params.URI)
+			if !subscribable(req.Params.URI) {
+				// MCP's resource-not-found (-32002), with the URI as data,
+				// as resources/read answers; a plain error would go out
+				// with JSON-RPC code 0.
+				return sdk.ResourceNotFoundError(req.Params.URI)
 			}
 			return nil
 		},
@@ -139,9 +147,10 @@ func Tool(d *commands.Definition) *sdk.Tool {
 }
 
 // ServeStdio serves one client over stdin and stdout until it disconnects
-// or ctx ends.
-func ServeStdio(ctx context.Context, s *sdk.Server, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+// or ctx ends. A malformed line is answered and skipped, and a cancelled
+// call gets no response (see stdioTransport).
+func ServeStdio(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer) error {
+	err := s.Run(ctx, stdioTransport(in, out))
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -66,6 +66,14 @@ func ValidateClientHello(h ClientHello) (int, *Error) {
 	if len(h.ClientVersion) > 64 || len(h.Token) > MaxTokenBytes {
 		return 0, Errorf(CodeInvalidHello, "client-hello fields are too long")
 	}
+	if len(h.Returning) > MaxReturning {
+		return 0, Errorf(CodeInvalidHello, "client-hello lists %d returning sessions; at most %d", len(h.Returning), MaxReturning)
+	}
+	for _, id := range h.Returning {
+		if len(id) == 0 || len(id) > 64 {
+			return 0, Errorf(CodeInvalidHello, "client-hello has a returning session id of %d bytes; want 1-64", len(id))
+		}
+	}
 	return v, nil
 }
 

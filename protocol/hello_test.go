@@ -257,3 +257,35 @@ func TestHelloString(t *testing.T) {
 		t.Errorf("String() is %d bytes; the place name should be clipped", len(s))
 	}
 }
+
+// TestValidateClientHelloReturning bounds the returning list a rejoining
+// client sends: a hello stays small.
+func TestValidateClientHelloReturning(t *testing.T) {
+	many := make([]string, MaxReturning+1)
+	for i := range many {
+		many[i] = "s"
+	}
+	tests := []struct {
+		name      string
+		returning []string
+		ok        bool
+	}{
+		{"none", nil, true},
+		{"some", []string{"0b6c8a4e-6f1e-4a53-9a57-0c1f7b9d2a10", "b"}, true},
+		{"the most", many[:MaxReturning], true},
+		{"too many", many, false},
+		{"empty id", []string{""}, false},
+		{"long id", []string{strings.Repeat("x", 65)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ValidateClientHello(ClientHello{ProtocolVersions: ClientOfferedVersions, ClientVersion: "0.3.1", Token: strings.Repeat("t", 43), Returning: tt.returning})
+			if tt.ok != (err == nil) {
+				t.Fatalf("ValidateClientHello with %d returning = %v; want ok %v", len(tt.returning), err, tt.ok)
+			}
+			if err != nil && err.Code != CodeInvalidHello {
+				t.Fatalf("code %s, want %s", err.Code, CodeInvalidHello)
+			}
+		})
+	}
+}

@@ -38,6 +38,10 @@ const (
 	// peer that lets it fill is closed as too slow. A single larger frame is
 	// still sent when nothing else waits.
 	PeerQueueBytes = 16 << 20
+	// MaxReturning bounds ClientHello.Returning: a hello stays a few KiB. A
+	// client whose lost host had more sessions sends none (and waits out
+	// the grace).
+	MaxReturning = 32
 )
 
 // WebSocket close status codes the host uses, besides the standard ones

@@ -167,6 +167,11 @@ type ClientHello struct {
 	ClientVersion    string `json:"clientVersion"`
 	PID              int    `json:"pid,omitempty"`
 	Token            string `json:"token,omitempty"`
+	// Returning lists the sessions this client's previous host had when the
+	// client lost it (a rejoin after a failover; at most MaxReturning ids).
+	// A host younger than its grace expects them back: see
+	// ClientWelcome.Awaiting.
+	Returning []string `json:"returning,omitempty"`
 }
 
 // ClientWelcome accepts a client and hands it the current session list.
@@ -177,6 +182,13 @@ type ClientWelcome struct {
 	HostStartedAt       int64         `json:"hostStartedAt"`
 	HeartbeatIntervalMs int           `json:"heartbeatIntervalMs"`
 	Sessions            []SessionInfo `json:"sessions"`
+	// Awaiting, from a host that replaced a lost one, lists the lost host's
+	// sessions that have not re-registered yet: the client's list is
+	// complete once each is in it. Settled says every one of them is back,
+	// so Sessions is complete now. With neither, a client waits out the
+	// resolution grace from HostStartedAt.
+	Awaiting []string `json:"awaiting,omitempty"`
+	Settled  bool     `json:"settled,omitempty"`
 }
 
 // Session event kinds.

@@ -24,7 +24,22 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests with a config directory of their own
+// (STUDIO_BRIDGE_CONFIG_DIR): the commands they run in process must not
+// touch the developer's real one (a host writes its host file there).
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "studio-bridge-config-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Setenv("STUDIO_BRIDGE_CONFIG_DIR", dir); err != nil {
+		panic(err)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
 
 // run runs the command line args as the process would, stdin empty, and
 // returns what it printed and its exit code.

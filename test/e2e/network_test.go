@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
@@ -240,6 +241,55 @@ func TestKill9Failover(t *testing.T) {
 	r := run(t, 15*time.Second, nil, "call", "--port", strconv.Itoa(port), "--session", byName(ps, "B/server").id, "echo", `{"after":"kill"}`)
 	if r.code != 0 || !sameJSON(r.stdout, `{"from":"B/server","echo":{"after":"kill"}}`) {
 		t.Fatalf("call after failover: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestFreshProcessAfterKill9: a one-shot `sessions` started right after a
+// kill -9 of the host (it wins the port, or joins the standby that did)
+// lists every re-registered plugin without waiting out the new host's
+// resolution grace: the lost host's sessions are known to whoever hosts
+// next (PROTOCOL.md section 9). Before, it waited the whole 3 s grace.
+func TestFreshProcessAfterKill9(t *testing.T) {
+	for _, afterTakeover := range []bool{false, true} {
+		name := "at-once"
+		if afterTakeover {
+			name = "after-takeover"
+		}
+		t.Run(name, func(t *testing.T) {
+			port := kit.FreePort(t)
+			p := strconv.Itoa(port)
+			host := serve(t, "host", port, true)
+			standby := serve(t, "standby", port, false)
+			ps := studio(t, port)
+			kit.WaitHealth(t, port, 5*time.Second, "1 client and 4 sessions on the host", func(h bridge.Health) bool {
+				return h.Sessions == 4 && h.Clients == 1
+			})
+			killed := host.Kill(t)
+			if afterTakeover {
+				kit.WaitHealth(t, port, 10*time.Second, "the standby to take over", func(h bridge.Health) bool {
+					return h.Status == "ok" && h.PID == standby.PID()
+				})
+			}
+			r := run(t, 15*time.Second, nil, "sessions", "--json", "--port", p, "--log-level", "info")
+			took := time.Since(killed)
+			if r.code != 0 {
+				t.Fatalf("sessions exited %d:\n%s", r.code, r.stderr)
+			}
+			var data commands.SessionsData
+			if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
+				t.Fatalf("sessions --json printed no JSON (%v):\n%s", err, r.stdout)
+			}
+			if why := sessionsMatch(infos(data.Sessions), ps); why != "" {
+				t.Fatalf("fresh process after kill -9: %s", why)
+			}
+			t.Logf("fresh `sessions` listed all 4 sessions %s after kill -9 (won the port: %v)",
+				took.Round(time.Millisecond), strings.Contains(r.stderr, "serving as the bridge host"))
+			// Not a speed target (that is BenchmarkFailoverFreshProcess): the
+			// process must not have waited out the grace.
+			if took >= bridge.ResolveGrace {
+				t.Fatalf("sessions answered %s after the kill: it waited out the %s grace", took.Round(time.Millisecond), bridge.ResolveGrace)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,61 @@
+//go:build unix
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// TestStoppedHostIsNamed: with the host process stopped (SIGSTOP, as Ctrl-Z,
+// a debugger or a suspended laptop leave it) a fresh command says that a
+// studio-bridge host with that pid holds the port but does not answer, and
+// what to do, instead of "in use by another program"; exit code 3.
+func TestStoppedHostIsNamed(t *testing.T) {
+	port := kit.FreePort(t)
+	p := strconv.Itoa(port)
+	host := serve(t, "host", port, true)
+	startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
+	if _, err := os.Stat(filepath.Join(kit.ConfigDir(t), "host-"+p+".json")); err != nil {
+		t.Fatalf("the host wrote no host file: %v", err)
+	}
+	if err := syscall.Kill(host.PID(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// Registered after serve's cleanup, so it runs first: the host can
+	// then act on the SIGTERM it is sent.
+	t.Cleanup(func() { _ = syscall.Kill(host.PID(), syscall.SIGCONT) })
+
+	pid := strconv.Itoa(host.PID())
+	for _, args := range [][]string{{"sessions"}, {"exec", "print(1)"}} {
+		r := run(t, 30*time.Second, nil, append(args, "--port", p)...)
+		t.Logf("%v with the host stopped: exit %d after %s: %s", args, r.code, r.took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+		if r.code != 3 {
+			t.Errorf("%v with the host stopped: exit %d, want 3; stderr:\n%s", args, r.code, r.stderr)
+		}
+		for _, want := range []string{"studio-bridge host (pid " + pid + ")", "does not answer", "kill -CONT " + pid} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%v with the host stopped: stderr does not say %q:\n%s", args, want, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "another program") {
+			t.Errorf("%v calls the stopped host another program:\n%s", args, r.stderr)
+		}
+	}
+
+	// Resumed, it serves again.
+	if err := syscall.Kill(host.PID(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, 30*time.Second, nil, "sessions", "--port", p); r.code != 0 {
+		t.Fatalf("sessions after SIGCONT: exit %d:\n%s", r.code, r.stderr)
+	}
+}
