@@ -32,6 +32,9 @@ type Options struct {
 	Log *slog.Logger
 	// Heartbeat overrides the ping interval (tests).
 	Heartbeat time.Duration
+	// HandshakeTimeout overrides how long a host waits for a new
+	// connection's hello (tests).
+	HandshakeTimeout time.Duration
 	// JoinTimeout bounds one attempt to become or join the host; zero means
 	// 5 s.
 	JoinTimeout time.Duration
@@ -293,7 +296,8 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		ln, err := lc.Listen(ctx, "tcp", b.addr)
 		if err == nil {
 			b.hub.reset(nil)
-			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion}, b.hub), nil
+			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat, Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion,
+				HandshakeTimeout: b.opts.HandshakeTimeout}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)

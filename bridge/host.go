@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -33,6 +35,9 @@ type HostConfig struct {
 	// ResumeGrace is how long a v2 plugin session whose socket dropped is
 	// held with its in-flight calls; zero means protocol.ResumeGrace.
 	ResumeGrace time.Duration
+	// HandshakeTimeout is how long a new connection has to send its hello;
+	// zero means protocol.HandshakeTimeout (tests shorten it).
+	HandshakeTimeout time.Duration
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -54,6 +59,10 @@ type Host struct {
 	clients  map[string]*clientConn
 	watching map[string]map[*clientConn]struct{} // session id → clients relaying its events
 	draining atomic.Bool
+
+	// Memory budgets of what the host reads (frames.go, PROTOCOL.md 4).
+	handshakeBudget *semaphore.Weighted // first frames, PreHandshakeBudgetBytes
+	frameBudget     *semaphore.Weighted // large frames after the handshake, FrameBudgetBytes
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
 	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
@@ -80,6 +89,9 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		clients:  map[string]*clientConn{},
 		watching: map[string]map[*clientConn]struct{}{},
 		served:   make(chan struct{}),
+
+		handshakeBudget: semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
+		frameBudget:     semaphore.NewWeighted(protocol.FrameBudgetBytes),
 	}
 	if a, ok := cfg.Listener.Addr().(*net.TCPAddr); ok {
 		h.port = a.Port
@@ -107,6 +119,14 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		}
 	}()
 	return h
+}
+
+// handshakeTimeout is how long a new connection has to send its hello.
+func (h *Host) handshakeTimeout() time.Duration {
+	if h.cfg.HandshakeTimeout > 0 {
+		return h.cfg.HandshakeTimeout
+	}
+	return protocol.HandshakeTimeout
 }
 
 // Addr is the address the host serves on.

@@ -25,7 +25,7 @@ type clientConn struct {
 }
 
 func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.accept(w, r, protocol.ClientMaxFrameBytes)
+	c, ok := h.accept(w, r)
 	if !ok {
 		return
 	}
@@ -36,6 +36,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	}
 	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
+	cc.budget = h.frameBudget
 
 	h.mu.Lock()
 	sessions, err := h.hub.encodedSessions()
@@ -89,7 +90,7 @@ type clientWelcomeWire struct {
 func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
 func (h *Host) clientHandshake(c *websocket.Conn) (int, bool) {
-	hello, ok := readHello[protocol.ClientHello](h.ctx, c)
+	hello, ok := readHello[protocol.ClientHello](h, c)
 	if !ok {
 		return 0, false
 	}
