@@ -6,11 +6,16 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/uuid"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -158,4 +163,193 @@ func hostOf(t *testing.T, b *Bridge) *Host {
 		t.Fatal("not the host")
 	}
 	return h
+}
+
+// TestClientWelcomeWorstCase: with every session the host may hold, each
+// with every field at its limit and made of the characters JSON escapes
+// most expensively, the client-welcome still fits in the client frame limit.
+// A control character grows sixfold (\u0001), as much as any byte does (an
+// invalid UTF-8 byte or, with HTML escaping, "<" grow the same).
+func TestClientWelcomeWorstCase(t *testing.T) {
+	for _, fill := range []string{"\x01"} {
+		worst := func(n int) string {
+			s := strings.Repeat(fill, n/len(fill))
+			return s + strings.Repeat("\x01", n-len(s))
+		}
+		hb := newHub(testLog(t))
+		caps := make([]string, protocol.MaxCapabilities)
+		for i := range caps {
+			caps[i] = worst(protocol.MaxCapabilityBytes)
+		}
+		for i := range protocol.MaxSessions {
+			hb.apply(protocol.SessionConnected, protocol.SessionInfo{
+				SessionID:     uuid.NewString(),
+				InstanceID:    fmt.Sprintf("%0128d", i),
+				Context:       protocol.ContextClient,
+				PlaceName:     worst(protocol.MaxPlaceNameBytes),
+				PlaceID:       math.MinInt64,
+				GameID:        math.MinInt64,
+				State:         protocol.StatePaused,
+				PluginVersion: worst(protocol.MaxPluginVersionBytes),
+				Capabilities:  caps,
+				ConnectedAt:   time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -23*3600-59*60)),
+			})
+		}
+		sessions, err := hb.encodedSessions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := protocol.Encode(clientWelcomeWire{ProtocolVersion: protocol.Version, ClientID: uuid.NewString(),
+			HostVersion: strings.Repeat("9", 64), HostStartedAt: math.MaxInt64, HeartbeatIntervalMs: math.MaxInt32, Sessions: sessions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("fill %q: worst-case client-welcome of %d sessions is %.1f MiB (limit %d MiB)", fill, protocol.MaxSessions, float64(len(data))/(1<<20), protocol.ClientMaxFrameBytes>>20)
+		if len(data) > protocol.ClientMaxFrameBytes {
+			t.Fatalf("fill %q: worst-case client-welcome is %d bytes, over ClientMaxFrameBytes (%d)", fill, len(data), protocol.ClientMaxFrameBytes)
+		}
+	}
+}
+
+// TestSessionFieldsBounded: capability names, sessions per Studio window
+// and in all are bounded where sessions register (a v1 hello, a v2 attach).
+func TestSessionFieldsBounded(t *testing.T) {
+	tb := newTestBed(t)
+	t.Run("capability name too long", func(t *testing.T) {
+		h := goodHello("caps", protocol.ContextEdit)
+		h.Capabilities = []string{"exec", strings.Repeat("c", protocol.MaxCapabilityBytes+1)}
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		r.send(h)
+		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidHello || !strings.Contains(rej.Message, "capabilities") {
+			t.Fatalf("reject %+v", rej)
+		}
+		r.expectClose(websocket.StatusPolicyViolation)
+	})
+	t.Run("capability name at the limit", func(t *testing.T) {
+		h := goodHello("caps", protocol.ContextEdit)
+		h.Capabilities = []string{strings.Repeat("c", protocol.MaxCapabilityBytes)}
+		rawPlugin(t, tb.port, h)
+	})
+	t.Run("v2 attach with a capability name too long", func(t *testing.T) {
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "caps2"})
+		r.expect(protocol.TypeWelcome)
+		r.send(protocol.Attach{Ref: "a", InstanceID: "caps2", Context: protocol.ContextEdit, Capabilities: []string{strings.Repeat("c", protocol.MaxCapabilityBytes+1)}})
+		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidAttach || rej.Ref != "a" {
+			t.Fatalf("reject %+v", rej)
+		}
+		r.assertOpen()
+	})
+	t.Run("sessions per Studio window", func(t *testing.T) {
+		// v1 plugins: one socket per DataModel, all with the window's id.
+		for i := range protocol.MaxSessionsPerInstance {
+			rawPlugin(t, tb.port, goodHello("crowded", []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient}[i%3]))
+		}
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		r.send(goodHello("crowded", protocol.ContextClient))
+		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, "crowded") {
+			t.Fatalf("reject %+v", rej)
+		}
+		r.expectClose(websocket.StatusPolicyViolation)
+		// A v2 window's attach past the limit gets a per-session reject.
+		v2 := openRaw(t, tb.port, protocol.PathPlugin)
+		v2.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "crowded"})
+		v2.expect(protocol.TypeWelcome)
+		v2.send(protocol.Attach{Ref: "b", InstanceID: "crowded", Context: protocol.ContextClient})
+		if rej := v2.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || rej.Ref != "b" {
+			t.Fatalf("reject %+v", rej)
+		}
+		v2.assertOpen()
+		tb.assertServing(t)
+	})
+	t.Run("sessions in all", func(t *testing.T) {
+		h := hostOf(t, tb.host)
+		keeper, kw := rawPlugin(t, tb.port, goodHello("keeper", protocol.ContextEdit))
+		// Fill the host's table up to MaxSessions with placeholders (a
+		// thousand real sockets would only make the test slow).
+		h.mu.Lock()
+		var fillers []string
+		for len(h.plugins) < protocol.MaxSessions {
+			id := uuid.NewString()
+			h.plugins[id] = &pluginSession{info: protocol.SessionInfo{SessionID: id, InstanceID: "filler"}}
+			fillers = append(fillers, id)
+		}
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			for _, id := range fillers {
+				delete(h.plugins, id)
+			}
+			h.mu.Unlock()
+		}()
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		r.send(goodHello("one-too-many", protocol.ContextEdit))
+		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, strconv.Itoa(protocol.MaxSessions)) {
+			t.Fatalf("reject %+v", rej)
+		}
+		r.expectClose(websocket.StatusPolicyViolation)
+		// A session taken over with its secret is not one more.
+		_ = keeper.c.CloseNow()
+		back := goodHello("keeper", protocol.ContextEdit)
+		back.PreviousSessionID, back.ResumeSecret = kw.SessionID, kw.ResumeSecret
+		if _, w := rawPlugin(t, tb.port, back); w.SessionID != kw.SessionID {
+			t.Fatalf("the keeper came back as %s, not %s", w.SessionID, kw.SessionID)
+		}
+		tb.assertServing(t)
+	})
+}
+
+// TestStateEventFieldsBounded: a state event obeys the hello's field
+// limits; a 1 MB placeName is a bad frame, and the session keeps its name.
+func TestStateEventFieldsBounded(t *testing.T) {
+	tb := newTestBed(t)
+	r, w := rawPlugin(t, tb.port, goodHello("state", protocol.ContextEdit))
+	waitSessionState(t, tb.client, w.SessionID, true)
+	big, _ := json.Marshal(map[string]string{"state": "Play", "placeName": strings.Repeat("n", 1_000_000)})
+	r.send(protocol.Event{Event: "state", Payload: big})
+	if n := r.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeInvalidPayload || !strings.Contains(n.Message, "placeName") {
+		t.Fatalf("notice %+v", n)
+	}
+	ok, _ := json.Marshal(map[string]string{"state": "Play", "placeName": strings.Repeat("n", protocol.MaxPlaceNameBytes)})
+	r.send(protocol.Event{Event: "state", Payload: ok})
+	poll(t, "the state change at the limit to reach the client", func() bool {
+		s, found := tb.client.hub.get(w.SessionID)
+		return found && s.State == protocol.StatePlay
+	})
+	if s, _ := tb.host.hub.get(w.SessionID); len(s.PlaceName) != protocol.MaxPlaceNameBytes {
+		t.Fatalf("placeName of %d bytes", len(s.PlaceName))
+	}
+}
+
+// TestWatchesBounded: a client watches at most MaxWatchesPerClient
+// sessions; more watches are answered with an error and cost nothing.
+func TestWatchesBounded(t *testing.T) {
+	tb := newTestBed(t)
+	h := hostOf(t, tb.host)
+	r, welcome := rawClient(t, tb.port)
+	cc := hostClientConn(t, tb.host, welcome.ClientID)
+	for i := range protocol.MaxWatchesPerClient + 100 {
+		r.send(protocol.Watch{SessionID: fmt.Sprintf("w-%d", i)})
+	}
+	r.send(protocol.Watch{SessionID: "w-0"}) // a duplicate is no new watch
+	for range 100 {
+		if n := r.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeTooManyWatches {
+			t.Fatalf("notice %+v", n)
+		}
+	}
+	r.assertOpen() // and no further notice came before the pong
+	h.mu.Lock()
+	watches, keys := cc.watches, len(h.watching)
+	h.mu.Unlock()
+	if watches != protocol.MaxWatchesPerClient || keys > protocol.MaxWatchesPerClient+1 {
+		t.Fatalf("client watches %d, host tracks %d sessions; want at most %d", watches, keys, protocol.MaxWatchesPerClient)
+	}
+	r.send(protocol.Unwatch{SessionID: "w-0"})
+	r.send(protocol.Watch{SessionID: tb.sid})
+	r.assertOpen() // room again: no notice
+	r.send(protocol.Watch{SessionID: strings.Repeat("x", protocol.MaxWatchIDBytes+1)})
+	if n := r.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeMalformedFrame {
+		t.Fatalf("notice %+v", n)
+	}
+	tb.assertServing(t)
 }

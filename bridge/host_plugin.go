@@ -92,7 +92,15 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 
 	var handle func(protocol.Message)
 	if version == 1 {
-		s := h.registerV1(sock, hello)
+		s, perr := h.registerV1(sock, hello)
+		if perr != nil {
+			h.mu.Lock()
+			delete(h.sockets, sock)
+			h.mu.Unlock()
+			log.Info("rejected plugin hello", "code", perr.Code, "reason", perr.Message)
+			reject(c, perr.Code, perr.Message)
+			return
+		}
 		s.log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
 		handle = func(m protocol.Message) { h.handleV1(sock, s, m) }
 	} else {
@@ -223,12 +231,14 @@ func (h *Host) pluginEvent(sock *pluginSocket, s *pluginSession, ev protocol.Eve
 	ev.SessionID = s.id()
 	if ev.Event == "state" {
 		var sc stateChange
-		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) {
+		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) ||
+			(sc.PlaceName != nil && len(*sc.PlaceName) > protocol.MaxPlaceNameBytes) {
 			sid := ""
 			if s.v2 {
 				sid = s.id()
 			}
-			sock.notice(sid, protocol.CodeInvalidPayload, "state event payload must be {state, placeName?, placeId?, gameId?} with a valid state", "state")
+			sock.notice(sid, protocol.CodeInvalidPayload, fmt.Sprintf(
+				"state event payload must be {state, placeName?, placeId?, gameId?} with a valid state and a placeName of at most %d bytes", protocol.MaxPlaceNameBytes), "state")
 			return
 		}
 		if sc.State != nil {

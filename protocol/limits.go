@@ -59,6 +59,32 @@ const (
 	PeerQueueBytes = 16 << 20
 )
 
+// Bounds on what one peer may make the host keep, so that a client-welcome,
+// which lists every session with its fields, always fits in
+// ClientMaxFrameBytes (at most about 32 MiB even with every field at its
+// limit and escaped at the worst rate).
+const (
+	// MaxSessions bounds the sessions the host holds in all.
+	MaxSessions = 1024
+	// MaxSessionsPerInstance bounds the sessions of one Studio window
+	// (instanceId): its edit, server and client DataModels.
+	MaxSessionsPerInstance = 16
+	// MaxCapabilities bounds a session's capability list.
+	MaxCapabilities = 64
+	// MaxCapabilityBytes bounds one capability name.
+	MaxCapabilityBytes = 64
+	// MaxPlaceNameBytes bounds a session's placeName (hello, attach and
+	// state events alike).
+	MaxPlaceNameBytes = 1024
+	// MaxPluginVersionBytes bounds a plugin's pluginVersion.
+	MaxPluginVersionBytes = 64
+	// MaxWatchesPerClient bounds the sessions one client watches at once.
+	MaxWatchesPerClient = MaxSessions
+	// MaxWatchIDBytes bounds the sessionId of a watch (the host's ids are
+	// 36-byte UUIDs).
+	MaxWatchIDBytes = 64
+)
+
 // WebSocket close status codes the host uses, besides the standard ones
 // (1000 normal, 1001 going away, 1008 policy violation, 1009 too big).
 const (
