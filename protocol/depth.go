@@ -34,19 +34,33 @@ func CheckDepth(data []byte, limit int) error {
 	}
 	depth := 0
 	for i := 0; i < len(data); i++ {
-		switch data[i] {
+		c := data[i]
+		if !structural[c] {
+			continue
+		}
+		switch c {
 		case '"':
-			end := stringEnd(data, i+1)
-			if end < 0 {
-				return nil // unterminated string: malformed, and no deeper
+			// Skip the string: the next unescaped quote ends it.
+			j := i + 1
+			for {
+				if j >= len(data) {
+					return nil // unterminated string: malformed, and no deeper
+				}
+				if data[j] == '"' {
+					break
+				}
+				if data[j] == '\\' {
+					j++
+				}
+				j++
 			}
-			i = end
+			i = j
 		case '[', '{':
 			depth++
 			if depth > limit {
 				return &TooDeepError{Limit: limit, Offset: i}
 			}
-		case ']', '}':
+		default: // ']', '}'
 			if depth > 0 {
 				depth--
 			}
@@ -55,24 +69,5 @@ func CheckDepth(data []byte, limit int) error {
 	return nil
 }
 
-// stringEnd returns the index of the quote that closes the JSON string whose
-// contents start at data[from], or -1 when it is not closed. A quote is
-// escaped exactly when an odd run of backslashes precedes it.
-func stringEnd(data []byte, from int) int {
-	for i := from; i < len(data); {
-		q := bytes.IndexByte(data[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += i
-		n := 0
-		for j := q - 1; j >= from && data[j] == '\\'; j-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		i = q + 1
-	}
-	return -1
-}
+// structural marks the bytes CheckDepth stops at.
+var structural = [256]bool{'"': true, '[': true, '{': true, ']': true, '}': true}

@@ -128,9 +128,10 @@ func FuzzCheckDepth(f *testing.F) {
 	})
 }
 
-// BenchmarkCheckDepth measures the scan every frame pays before decoding:
-// the common frame (few brackets: two vectorised counts) and the worst
-// (a large payload full of brackets and strings: the full scan).
+// BenchmarkCheckDepth measures the scan every frame pays before decoding,
+// beside the whole Decode: the common frame (few brackets: two vectorised
+// counts) and the worst (a large payload full of brackets and strings: the
+// full scan).
 func BenchmarkCheckDepth(b *testing.B) {
 	row := `{"name":"Part","path":"Workspace.Model[1]","size":[1,2,3],"tags":["a\"b","[c]"]},`
 	inputs := map[string][]byte{
@@ -139,10 +140,19 @@ func BenchmarkCheckDepth(b *testing.B) {
 		"brackets-payload-1MiB": []byte(`{"type":"response","id":"7","ok":true,"payload":[` + strings.Repeat(row, (1<<20)/len(row)) + `{}]}`),
 	}
 	for name, data := range inputs {
-		b.Run(name, func(b *testing.B) {
+		b.Run("scan/"+name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				if err := CheckDepth(data, MaxJSONDepth); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// The whole Decode (scan included), for scale.
+		b.Run("decode/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
 					b.Fatal(err)
 				}
 			}
