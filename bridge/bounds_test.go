@@ -264,6 +264,13 @@ func TestSessionFieldsBounded(t *testing.T) {
 	})
 	t.Run("sessions in all", func(t *testing.T) {
 		h := hostOf(t, tb.host)
+		// The sessions of the subtests above end as their sockets close;
+		// wait for them to go, or one going would make room.
+		poll(t, "the earlier subtests' sessions to end", func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return len(h.plugins) == 1
+		})
 		keeper, kw := rawPlugin(t, tb.port, goodHello("keeper", protocol.ContextEdit))
 		// Fill the host's table up to MaxSessions with placeholders (a
 		// thousand real sockets would only make the test slow).
