@@ -97,8 +97,8 @@ func serveHTTP(ctx context.Context, s *sdk.Server, addr string, stderr io.Writer
 		return fmt.Errorf("--http: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
-		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{})))
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcp.BoundBodies(sdk.NewStreamableHTTPHandler(
+		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{}))))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "studio-bridge MCP server: http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
