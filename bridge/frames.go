@@ -58,19 +58,30 @@ func (p *peer) readFrame() (typ websocket.MessageType, data []byte, release func
 	if head.Len() <= protocol.LargeFrameBytes {
 		return typ, head.Bytes(), release, nil
 	}
+	reserved := false
 	if p.budget != nil {
 		if err := p.reserve(); err != nil {
 			return 0, nil, release, err
 		}
-		release = p.releaseLarge
+		reserved = true
 	}
 	data, err = readRest(head.Bytes(), r)
+	if reserved {
+		size := len(data)
+		release = func() { p.releaseLarge(size) }
+	}
 	if err != nil {
 		release()
 		return 0, nil, func() {}, err
 	}
 	return typ, data, release, nil
 }
+
+// returnToOSBytes is the frame size from which releasing a frame also
+// returns its memory to the operating system: only frames that large
+// (client frames, never a plugin's 1 MiB ones) are worth a forced
+// collection.
+const returnToOSBytes = 8 << 20
 
 // readRest reads the rest of a large frame after head. It reads in pieces
 // of a fixed size and joins them once, so a frame costs about twice its
@@ -100,13 +111,16 @@ func readRest(head []byte, r io.Reader) ([]byte, error) {
 }
 
 // releaseLarge gives a large frame's reservation back once the frame is
-// handled (the reader holds it no more). Before that it hands the frame's
-// memory back to the operating system, so that the bytes the budget bounds
-// are the bytes the process holds, not what the garbage collector has yet
-// to collect: a forced collection costs a few milliseconds here, against
-// the tens of milliseconds it takes to receive a frame this large.
-func (p *peer) releaseLarge() {
-	debug.FreeOSMemory()
+// handled (the reader holds it no more). Before that, for a frame of
+// returnToOSBytes or more, it hands the frame's memory back to the
+// operating system, so that the bytes the budget bounds are the bytes the
+// process holds, not what the garbage collector has yet to collect: a
+// forced collection costs a few milliseconds, against the tens it takes to
+// receive a frame this large.
+func (p *peer) releaseLarge(size int) {
+	if size >= returnToOSBytes {
+		debug.FreeOSMemory()
+	}
 	p.budget.Release(p.readLimit)
 }
 
