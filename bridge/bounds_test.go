@@ -360,3 +360,62 @@ func TestWatchesBounded(t *testing.T) {
 	}
 	tb.assertServing(t)
 }
+
+// TestHandshakeBudget: first frames share PreHandshakeBudgetBytes. While
+// that many connections hold a first frame they have begun and not
+// finished, a new connection's hello waits, and goes through as soon as one
+// of them is gone.
+func TestHandshakeBudget(t *testing.T) {
+	tb := newTestBed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var stallers []*rawConn
+	for range protocol.PreHandshakeBudgetBytes / protocol.PreHandshakeMaxFrameBytes {
+		r := openRaw(t, tb.port, protocol.PathClient)
+		w, err := r.c.Writer(ctx, websocket.MessageText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// More than the writer buffers, so the fragment is sent now.
+		if _, err := w.Write([]byte(`{"type":"client-hello","pad":"` + strings.Repeat("p", 16<<10))); err != nil {
+			t.Fatal(err)
+		}
+		stallers = append(stallers, r)
+	}
+	h := hostOf(t, tb.host)
+	poll(t, "the stallers to hold the whole handshake budget", func() bool {
+		if h.handshakeBudget.TryAcquire(1) {
+			h.handshakeBudget.Release(1)
+			return false
+		}
+		return true
+	})
+	late := openRaw(t, tb.port, protocol.PathClient)
+	late.send(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions, ClientVersion: "1.0.0"})
+	welcomed := make(chan error, 1)
+	go func() {
+		_, data, err := late.c.Read(ctx) // not late.read: it may not fail the test off its goroutine
+		if err == nil {
+			var m protocol.Message
+			if m, err = protocol.Decode(data); err == nil && m.Type() != protocol.TypeClientWelcome {
+				err = fmt.Errorf("got %s, want a client-welcome", m.Type())
+			}
+		}
+		welcomed <- err
+	}()
+	select {
+	case err := <-welcomed:
+		t.Fatalf("a hello was read while the handshake budget was full (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	_ = stallers[0].c.CloseNow()
+	select {
+	case err := <-welcomed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the hello was never read after the budget freed up")
+	}
+	tb.assertServing(t)
+}
