@@ -33,6 +33,9 @@ type Options struct {
 	Log *slog.Logger
 	// Heartbeat overrides the ping interval (tests).
 	Heartbeat time.Duration
+	// HandshakeTimeout overrides how long a host waits for a new
+	// connection's hello (tests).
+	HandshakeTimeout time.Duration
 	// JoinTimeout bounds one attempt to become or join the host; zero means
 	// 5 s.
 	JoinTimeout time.Duration
@@ -380,7 +383,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 			b.hub.reset(nil)
 			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat,
 				Grace: b.opts.Grace, PluginVersion: b.opts.PluginVersion, Token: b.opts.Token, Awaiting: returning,
-				HostFile: hostFilePath(b.opts.ConfigDir, b.opts.Port)}, b.hub), nil
+				HostFile: hostFilePath(b.opts.ConfigDir, b.opts.Port), HandshakeTimeout: b.opts.HandshakeTimeout}, b.hub), nil
 		}
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -46,6 +48,9 @@ type HostConfig struct {
 	// HostFile, when set, is written while the host serves (see
 	// hostfile.go) and removed when it stops.
 	HostFile string
+	// HandshakeTimeout is how long a new connection has to send its hello;
+	// zero means protocol.HandshakeTimeout (tests shorten it).
+	HandshakeTimeout time.Duration
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -69,6 +74,10 @@ type Host struct {
 	expected map[string]struct{}                 // sessions a lost host had (cfg.Awaiting, rejoining clients' lists)
 	leaving  bool                                // clients have been told the host is going, or it is killed
 	draining atomic.Bool
+
+	// Memory budgets of what the host reads (frames.go, PROTOCOL.md 4).
+	handshakeBudget *semaphore.Weighted // first frames, PreHandshakeBudgetBytes
+	frameBudget     *semaphore.Weighted // large frames after the handshake, FrameBudgetBytes
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
 	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
@@ -96,6 +105,9 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		watching: map[string]map[*clientConn]struct{}{},
 		expected: map[string]struct{}{},
 		served:   make(chan struct{}),
+
+		handshakeBudget: semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
+		frameBudget:     semaphore.NewWeighted(protocol.FrameBudgetBytes),
 	}
 	for _, id := range cfg.Awaiting {
 		h.expected[id] = struct{}{}
@@ -131,6 +143,14 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		}
 	}()
 	return h
+}
+
+// handshakeTimeout is how long a new connection has to send its hello.
+func (h *Host) handshakeTimeout() time.Duration {
+	if h.cfg.HandshakeTimeout > 0 {
+		return h.cfg.HandshakeTimeout
+	}
+	return protocol.HandshakeTimeout
 }
 
 // Addr is the address the host serves on.

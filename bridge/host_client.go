@@ -23,10 +23,46 @@ type clientConn struct {
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // relayed calls by the client's id
+
+	watches int // sessions this client watches (guarded by Host.mu)
+}
+
+// addWatch records that cc relays sessionID's events, within
+// MaxWatchesPerClient and MaxWatchIDBytes: a watch costs the host memory
+// until the client leaves, so a client cannot make it grow without bound.
+func (h *Host) addWatch(cc *clientConn, sessionID string) *protocol.Error {
+	if len(sessionID) > protocol.MaxWatchIDBytes {
+		return protocol.Errorf(protocol.CodeMalformedFrame, "watch sessionId is longer than %d bytes; session ids are UUIDs", protocol.MaxWatchIDBytes)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	subs := h.watching[sessionID]
+	if _, ok := subs[cc]; ok {
+		return nil // already watching
+	}
+	if cc.watches >= protocol.MaxWatchesPerClient {
+		return protocol.Errorf(protocol.CodeTooManyWatches,
+			"this client already watches %d sessions, the most it may; unwatch one first", protocol.MaxWatchesPerClient)
+	}
+	if subs == nil {
+		subs = map[*clientConn]struct{}{}
+		h.watching[sessionID] = subs
+	}
+	subs[cc] = struct{}{}
+	cc.watches++
+	return nil
+}
+
+// clipRef keeps a peer-supplied ref short in an error notice.
+func clipRef(s string) string {
+	if len(s) > protocol.MaxWatchIDBytes {
+		return s[:protocol.MaxWatchIDBytes]
+	}
+	return s
 }
 
 func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.accept(w, r, protocol.ClientMaxFrameBytes)
+	c, ok := h.accept(w, r)
 	if !ok {
 		return
 	}
@@ -37,6 +73,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	}
 	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
+	cc.budget = h.frameBudget
 
 	h.mu.Lock()
 	h.expectLocked(hello.Returning)
@@ -96,7 +133,7 @@ type clientWelcomeWire struct {
 func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
 func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bool) {
-	hello, ok := readHello[protocol.ClientHello](h.ctx, c)
+	hello, ok := readHello[protocol.ClientHello](h, c)
 	if !ok {
 		return hello, 0, false
 	}
@@ -140,17 +177,20 @@ func (h *Host) handleClient(cc *clientConn, m protocol.Message) {
 			cancel()
 		}
 	case protocol.Watch:
-		h.mu.Lock()
-		subs := h.watching[m.SessionID]
-		if subs == nil {
-			subs = map[*clientConn]struct{}{}
-			h.watching[m.SessionID] = subs
+		if perr := h.addWatch(cc, m.SessionID); perr != nil {
+			_ = cc.send(protocol.ErrorNotice{Code: perr.Code, Message: perr.Message, Ref: clipRef(m.SessionID)})
 		}
-		subs[cc] = struct{}{}
-		h.mu.Unlock()
 	case protocol.Unwatch:
 		h.mu.Lock()
-		delete(h.watching[m.SessionID], cc)
+		if subs := h.watching[m.SessionID]; subs != nil {
+			if _, ok := subs[cc]; ok {
+				delete(subs, cc)
+				cc.watches--
+				if len(subs) == 0 {
+					delete(h.watching, m.SessionID)
+				}
+			}
+		}
 		h.mu.Unlock()
 	case protocol.ErrorNotice:
 		cc.log.Debug("client reported a protocol error", "code", m.Code, "message", m.Message)

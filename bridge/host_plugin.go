@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -26,10 +25,11 @@ func (h *Host) track(wg *sync.WaitGroup) bool {
 	return true
 }
 
-// accept upgrades a request on /plugin or /client to a WebSocket with the
-// endpoint's frame limit. On success the caller must call h.conns.Done when
-// its handler returns.
-func (h *Host) accept(w http.ResponseWriter, r *http.Request, limit int64) (*websocket.Conn, bool) {
+// accept upgrades a request on /plugin or /client to a WebSocket whose read
+// limit is PreHandshakeMaxFrameBytes until its handshake succeeds (newPeer
+// then raises it to the endpoint's frame limit). On success the caller must
+// call h.conns.Done when its handler returns.
+func (h *Host) accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, bool) {
 	if !h.track(&h.conns) {
 		http.Error(w, "studio-bridge host is shutting down; reconnect in a moment", http.StatusServiceUnavailable)
 		return nil, false
@@ -40,7 +40,7 @@ func (h *Host) accept(w http.ResponseWriter, r *http.Request, limit int64) (*web
 		h.cfg.Log.Debug("WebSocket upgrade failed", "path", r.URL.Path, "err", err)
 		return nil, false
 	}
-	c.SetReadLimit(limit)
+	c.SetReadLimit(protocol.PreHandshakeMaxFrameBytes)
 	return c, true
 }
 
@@ -63,7 +63,7 @@ type pluginSocket struct {
 }
 
 func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.accept(w, r, protocol.PluginMaxFrameBytes)
+	c, ok := h.accept(w, r)
 	if !ok {
 		return
 	}
@@ -81,6 +81,7 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 		sessions:      map[string]*pluginSession{},
 		held:          map[string]*pluginSession{},
 	}
+	sock.budget = h.frameBudget
 	if want := h.cfg.PluginVersion; hello.PluginVersion != "" && want != "" && olderVersion(hello.PluginVersion, want) {
 		log.Warn("plugin is older than the one this studio-bridge installs; run `studio-bridge install-plugin` and reload plugins in Studio",
 			"plugin", hello.PluginVersion, "installs", want)
@@ -91,7 +92,15 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 
 	var handle func(protocol.Message)
 	if version == 1 {
-		s := h.registerV1(sock, hello)
+		s, perr := h.registerV1(sock, hello)
+		if perr != nil {
+			h.mu.Lock()
+			delete(h.sockets, sock)
+			h.mu.Unlock()
+			log.Info("rejected plugin hello", "code", perr.Code, "reason", perr.Message)
+			reject(c, perr.Code, perr.Message)
+			return
+		}
 		s.log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
 		handle = func(m protocol.Message) { h.handleV1(sock, s, m) }
 	} else {
@@ -120,7 +129,7 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 
 // pluginHandshake reads the hello and answers a reject when it is unusable.
 func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
-	hello, ok := readHello[protocol.Hello](h.ctx, c)
+	hello, ok := readHello[protocol.Hello](h, c)
 	if !ok {
 		return hello, 0, false
 	}
@@ -134,17 +143,30 @@ func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 }
 
 // readHello reads a peer's first frame, which must be a T, within the
-// handshake timeout; anything else is rejected (and the socket closed).
-func readHello[T protocol.Message](ctx context.Context, c *websocket.Conn) (T, bool) {
+// handshake timeout; anything else is rejected (and the socket closed). A
+// peer that sends nothing in time is closed with 1008 and a reason; a first
+// frame over PreHandshakeMaxFrameBytes with 1009.
+func readHello[T protocol.Message](h *Host, c *websocket.Conn) (T, bool) {
 	var zero T
-	ctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
+	timeout := h.handshakeTimeout()
+	wait, cancel := context.WithCancel(h.ctx)
 	defer cancel()
-	typ, data, err := c.Read(ctx)
+	// The close runs beside the blocked read, as a peer's close does: a
+	// read whose context ends would instead drop the socket (1006).
+	closing := make(chan struct{})
+	timer := time.AfterFunc(timeout, func() {
+		defer close(closing)
+		cancel() // a frame waiting for the handshake budget gives up
+		_ = c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("no %s within %s", zero.Type(), timeout))
+	})
+	typ, data, err := readFirstFrame(h.ctx, wait, c, h.handshakeBudget)
+	if !timer.Stop() {
+		<-closing // timed out: closed with 1008 by the timer
+		_ = c.CloseNow()
+		return zero, false
+	}
 	switch {
 	case err != nil:
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			_ = c.Close(websocket.StatusPolicyViolation, "no hello within 10s")
-		}
 		_ = c.CloseNow()
 		return zero, false
 	case typ != websocket.MessageText:
@@ -212,12 +234,14 @@ func (h *Host) pluginEvent(sock *pluginSocket, s *pluginSession, ev protocol.Eve
 	ev.SessionID = s.id()
 	if ev.Event == "state" {
 		var sc stateChange
-		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) {
+		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) ||
+			(sc.PlaceName != nil && len(*sc.PlaceName) > protocol.MaxPlaceNameBytes) {
 			sid := ""
 			if s.v2 {
 				sid = s.id()
 			}
-			sock.notice(sid, protocol.CodeInvalidPayload, "state event payload must be {state, placeName?, placeId?, gameId?} with a valid state", "state")
+			sock.notice(sid, protocol.CodeInvalidPayload, fmt.Sprintf(
+				"state event payload must be {state, placeName?, placeId?, gameId?} with a valid state and a placeName of at most %d bytes", protocol.MaxPlaceNameBytes), "state")
 			return
 		}
 		if sc.State != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -34,6 +35,12 @@ type peer struct {
 	code     websocket.StatusCode
 	reason   string
 	lastSeen atomic.Int64 // unix nanos of the last frame received
+
+	// budget, when set (the host's peers), is the host's frame budget: a
+	// frame past LargeFrameBytes reserves readLimit of it (readFrame).
+	budget     *semaphore.Weighted
+	readLimit  int64
+	budgetWait atomic.Bool // waiting for the budget: alive, whatever lastSeen says
 }
 
 // frame is one queued write; a frame with a close code ends the connection
@@ -52,6 +59,7 @@ func newPeer(conn *websocket.Conn, log *slog.Logger, heartbeat time.Duration, re
 		heartbeat: heartbeat,
 		wake:      make(chan struct{}, 1),
 		closed:    make(chan struct{}),
+		readLimit: readLimit,
 	}
 	p.lastSeen.Store(time.Now().UnixNano())
 	return p
@@ -250,7 +258,7 @@ func (p *peer) writeLoop(ctx context.Context) error {
 
 func (p *peer) readLoop(handle func(protocol.Message)) error {
 	for {
-		typ, data, err := p.conn.Read(context.Background())
+		typ, data, release, err := p.readFrame()
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
 				p.log.Warn("closed peer: frame over the size limit")
@@ -259,33 +267,40 @@ func (p *peer) readLoop(handle func(protocol.Message)) error {
 			return fmt.Errorf("read: %w", err)
 		}
 		p.lastSeen.Store(time.Now().UnixNano())
-		if typ != websocket.MessageText {
-			_ = p.send(protocol.ErrorNotice{Code: protocol.CodeMalformedFrame, Message: "binary frames are not part of the protocol; send JSON text frames"})
-			continue
+		p.handleFrame(typ, data, handle)
+		release()
+	}
+}
+
+// handleFrame decodes one frame and hands it to handle, answering pings
+// and bad frames itself.
+func (p *peer) handleFrame(typ websocket.MessageType, data []byte, handle func(protocol.Message)) {
+	if typ != websocket.MessageText {
+		_ = p.send(protocol.ErrorNotice{Code: protocol.CodeMalformedFrame, Message: "binary frames are not part of the protocol; send JSON text frames"})
+		return
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		var perr *protocol.Error
+		if errors.As(err, &perr) {
+			p.log.Debug("bad frame", "code", perr.Code, "err", perr.Message)
+			_ = p.send(protocol.ErrorNotice{Code: perr.Code, Message: perr.Message})
 		}
-		m, err := protocol.Decode(data)
-		if err != nil {
-			var perr *protocol.Error
-			if errors.As(err, &perr) {
-				p.log.Debug("bad frame", "code", perr.Code, "err", perr.Message)
-				_ = p.send(protocol.ErrorNotice{Code: perr.Code, Message: perr.Message})
-			}
-			continue
+		return
+	}
+	switch m := m.(type) {
+	case protocol.Ping:
+		if m.SessionID != "" {
+			handle(m) // a plugin session's ping (v2): its owner answers
+			return
 		}
-		switch m := m.(type) {
-		case protocol.Ping:
-			if m.SessionID != "" {
-				handle(m) // a plugin session's ping (v2): its owner answers
-				continue
-			}
-			_ = p.send(protocol.Pong{T: m.T})
-		case protocol.Pong:
-			if m.SessionID != "" {
-				handle(m)
-			}
-		default:
+		_ = p.send(protocol.Pong{T: m.T})
+	case protocol.Pong:
+		if m.SessionID != "" {
 			handle(m)
 		}
+	default:
+		handle(m)
 	}
 }
 
@@ -300,6 +315,9 @@ func (p *peer) heartbeatLoop(ctx context.Context) error {
 			return nil
 		case now := <-t.C:
 			silent := now.Sub(time.Unix(0, p.lastSeen.Load()))
+			if p.budgetWait.Load() {
+				silent = 0
+			}
 			if silent > protocol.MissedHeartbeats*p.heartbeat {
 				p.log.Info("dropping silent peer", "silent", silent.Round(time.Millisecond))
 				p.shut(protocol.CloseHeartbeatTimeout, "heartbeat timeout")

@@ -162,10 +162,15 @@ func (h *Host) socketLost(sock *pluginSocket) {
 
 // registerV1 picks a v1 session's id, sends the welcome and makes the
 // session visible.
-func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) *pluginSession {
+func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) (*pluginSession, *protocol.Error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id, old := h.claimLocked(hello.PreviousSessionID, hello.ResumeSecret, hello.InstanceID, hello.Context)
+	if old == nil {
+		if perr := h.roomLocked(hello.InstanceID); perr != nil {
+			return nil, perr
+		}
+	}
 	secret := protocol.NewResumeSecret()
 	if old != nil {
 		secret = old.secret
@@ -198,7 +203,28 @@ func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) *pluginSessi
 		HostVersion:         h.cfg.Version,
 		ResumeSecret:        secret,
 	})
-	return s
+	return s, nil
+}
+
+// roomLocked refuses one more session (not one taken over) past
+// MaxSessions in all or MaxSessionsPerInstance for its Studio window: every
+// client-welcome lists them all and must stay within ClientMaxFrameBytes.
+func (h *Host) roomLocked(instanceID string) *protocol.Error {
+	if len(h.plugins) >= protocol.MaxSessions {
+		return protocol.Errorf(protocol.CodeTooManySessions,
+			"the bridge host already has %d sessions, the most it holds; close some Studio windows", protocol.MaxSessions)
+	}
+	n := 0
+	for _, s := range h.plugins {
+		if s.info.InstanceID == instanceID {
+			n++
+		}
+	}
+	if n >= protocol.MaxSessionsPerInstance {
+		return protocol.Errorf(protocol.CodeTooManySessions,
+			"Studio window %q already has %d sessions, the most one window may have", instanceID, protocol.MaxSessionsPerInstance)
+	}
+	return nil
 }
 
 // attach answers a v2 attach: a new session, a resumed one (held in its
@@ -217,6 +243,14 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 		_ = sock.send(protocol.Reject{Ref: a.Ref, Code: protocol.CodeTooManySessions,
 			Message: "this connection already carries the most sessions a Studio window may have; detach one first"})
 		return
+	}
+	if old == nil {
+		if perr := h.roomLocked(a.InstanceID); perr != nil {
+			h.mu.Unlock()
+			sock.log.Info("rejected a session attach", "code", perr.Code, "reason", perr.Message)
+			_ = sock.send(protocol.Reject{Ref: a.Ref, Code: perr.Code, Message: perr.Message})
+			return
+		}
 	}
 	if old != nil && old.v2 {
 		awaiting, resend, cancels := h.moveLocked(old, sock, a)

@@ -41,7 +41,13 @@ func Encode(m Message) ([]byte, error) {
 // Decode parses one frame. It never panics; a frame that is not a JSON object
 // of a known type with its required fields yields an *Error whose code is
 // CodeMalformedFrame or CodeUnknownMessage, with a message fit to send back.
+//
+// Nesting is bounded before anything is decoded (CheckDepth, MaxJSONDepth):
+// a deeper frame is malformed, whatever else it holds.
 func Decode(data []byte) (Message, error) {
+	if err := CheckDepth(data, MaxJSONDepth); err != nil {
+		return nil, malformed("frame is not acceptable JSON: %v", err)
+	}
 	typ, ok := peekType(data)
 	if !ok {
 		var head struct {

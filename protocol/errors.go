@@ -53,6 +53,9 @@ const (
 	CodeUnknownRequest Code = "UNKNOWN_REQUEST"
 	// CodePayloadTooLarge: a reassembled payload exceeded its limit.
 	CodePayloadTooLarge Code = "PAYLOAD_TOO_LARGE"
+	// CodeTooManyWatches: a client's watch went past MaxWatchesPerClient
+	// (in an error notice; the watch is not recorded).
+	CodeTooManyWatches Code = "TOO_MANY_WATCHES"
 )
 
 // Error is a typed error that crosses process boundaries intact: a plugin's

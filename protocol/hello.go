@@ -34,7 +34,7 @@ func ValidateHello(h Hello) (int, *Error) {
 	if !validInstanceID(h.InstanceID) {
 		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
 	}
-	if len(h.PluginVersion) > 64 || len(h.ResumeSecret) > MaxResumeSecretBytes {
+	if len(h.PluginVersion) > MaxPluginVersionBytes || len(h.ResumeSecret) > MaxResumeSecretBytes {
 		return 0, Errorf(CodeInvalidHello, "hello fields are too long")
 	}
 	if v >= 2 {
@@ -48,10 +48,25 @@ func ValidateHello(h Hello) (int, *Error) {
 	if h.State != "" && !h.State.Valid() {
 		return 0, Errorf(CodeInvalidHello, "hello has state %q; want Edit, Play, Run, Paused, Server or Client", clip(string(h.State)))
 	}
-	if len(h.PlaceName) > 1024 || len(h.PluginVersion) > 64 || len(h.Capabilities) > 64 {
-		return 0, Errorf(CodeInvalidHello, "hello fields are too long")
+	if len(h.PlaceName) > MaxPlaceNameBytes || len(h.PluginVersion) > MaxPluginVersionBytes || !validCapabilities(h.Capabilities) {
+		return 0, Errorf(CodeInvalidHello, "hello fields are too long (placeName at most %d bytes, pluginVersion %d, at most %d capabilities of %d bytes)",
+			MaxPlaceNameBytes, MaxPluginVersionBytes, MaxCapabilities, MaxCapabilityBytes)
 	}
 	return v, nil
+}
+
+// validCapabilities bounds a session's capability list: it is sent to every
+// client in every client-welcome.
+func validCapabilities(caps []string) bool {
+	if len(caps) > MaxCapabilities {
+		return false
+	}
+	for _, c := range caps {
+		if len(c) > MaxCapabilityBytes {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidateClientHello checks a client hello and returns the negotiated

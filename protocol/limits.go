@@ -32,6 +32,25 @@ const (
 	MissedHeartbeats = 3
 	// HandshakeTimeout bounds the wait for the first (hello) frame.
 	HandshakeTimeout = 10 * time.Second
+	// PreHandshakeMaxFrameBytes bounds the first frame on /plugin and
+	// /client, before the peer is known: a hello is a few KiB, and even
+	// one at every field limit (MaxCapabilities names of
+	// MaxCapabilityBytes, JSON-escaped) fits.
+	PreHandshakeMaxFrameBytes = 64 << 10
+	// PreHandshakeBudgetBytes bounds the bytes the host holds for the first
+	// frames of all connections still in their handshake, together: each
+	// one reserves PreHandshakeMaxFrameBytes while its frame arrives, and
+	// the rest wait (within HandshakeTimeout).
+	PreHandshakeBudgetBytes = 16 << 20
+	// LargeFrameBytes is the size above which a frame needs room in the
+	// host's FrameBudgetBytes before the rest of it is read.
+	LargeFrameBytes = 64 << 10
+	// FrameBudgetBytes bounds the bytes the host holds at once for large
+	// frames from all peers together: a frame past LargeFrameBytes
+	// reserves its endpoint's whole frame limit until it has been decoded
+	// and handled, and other large frames wait (their peers are not read
+	// meanwhile). Two maximum-size client frames fit at once.
+	FrameBudgetBytes = 2 * ClientMaxFrameBytes
 	// WriteTimeout bounds one frame write.
 	WriteTimeout = 5 * time.Second
 	// PeerQueueBytes bounds the bytes waiting to be written to one peer; a
@@ -42,6 +61,32 @@ const (
 	// client whose lost host had more sessions sends none (and waits out
 	// the grace).
 	MaxReturning = 32
+)
+
+// Bounds on what one peer may make the host keep, so that a client-welcome,
+// which lists every session with its fields, always fits in
+// ClientMaxFrameBytes (at most about 32 MiB even with every field at its
+// limit and escaped at the worst rate).
+const (
+	// MaxSessions bounds the sessions the host holds in all.
+	MaxSessions = 1024
+	// MaxSessionsPerInstance bounds the sessions of one Studio window
+	// (instanceId): its edit, server and client DataModels.
+	MaxSessionsPerInstance = 16
+	// MaxCapabilities bounds a session's capability list.
+	MaxCapabilities = 64
+	// MaxCapabilityBytes bounds one capability name.
+	MaxCapabilityBytes = 64
+	// MaxPlaceNameBytes bounds a session's placeName (hello, attach and
+	// state events alike).
+	MaxPlaceNameBytes = 1024
+	// MaxPluginVersionBytes bounds a plugin's pluginVersion.
+	MaxPluginVersionBytes = 64
+	// MaxWatchesPerClient bounds the sessions one client watches at once.
+	MaxWatchesPerClient = MaxSessions
+	// MaxWatchIDBytes bounds the sessionId of a watch (the host's ids are
+	// 36-byte UUIDs).
+	MaxWatchIDBytes = 64
 )
 
 // WebSocket close status codes the host uses, besides the standard ones

@@ -146,8 +146,9 @@ func ValidateAttach(a Attach, instanceID string) *Error {
 		return Errorf(CodeInvalidAttach, "attach has context %q; want edit, server or client", clip(string(a.Context)))
 	case a.State != "" && !a.State.Valid():
 		return Errorf(CodeInvalidAttach, "attach has state %q; want Edit, Play, Run, Paused, Server or Client", clip(string(a.State)))
-	case len(a.PlaceName) > 1024 || len(a.PluginVersion) > 64 || len(a.Capabilities) > 64:
-		return Errorf(CodeInvalidAttach, "attach fields are too long")
+	case len(a.PlaceName) > MaxPlaceNameBytes || len(a.PluginVersion) > MaxPluginVersionBytes || !validCapabilities(a.Capabilities):
+		return Errorf(CodeInvalidAttach, "attach fields are too long (placeName at most %d bytes, pluginVersion %d, at most %d capabilities of %d bytes)",
+			MaxPlaceNameBytes, MaxPluginVersionBytes, MaxCapabilities, MaxCapabilityBytes)
 	case len(a.ResumeSecret) > MaxResumeSecretBytes:
 		return Errorf(CodeInvalidAttach, "attach resumeSecret is longer than %d bytes", MaxResumeSecretBytes)
 	}

@@ -172,6 +172,21 @@ describe('edit window against a protocol-level host', () => {
     assert.equal(r.error.code, 'INVALID_PAYLOAD')
   })
 
+  test('a request nested deeper than the plugin decodes is answered at once', async () => {
+    // The plugin's JSON decoder stops at 128 levels (plugin/src/Json.luau):
+    // the request must fail fast with INVALID_PAYLOAD, not time out.
+    let deep = 1
+    for (let i = 0; i < 200; i++) deep = [deep]
+    const started = Date.now()
+    const r = await host.call(session, 'exec', { script: 'return 1', deep }, { timeoutMs: 5000 })
+    assert.equal(r.ok, false)
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    assert.match(r.error.message, /nesting too deep/)
+    assert.ok(Date.now() - started < 5000)
+    const again = await host.call(session, 'state')
+    assert.equal(again.ok, true, 'the plugin still serves')
+  })
+
   test('query: instance, attributes, not found with details', async () => {
     let r = await host.call(session, 'query', { path: 'game.Workspace.SpawnLocation', properties: ['Position', 'Material', 'Anchored'], includeAttributes: true })
     assert.equal(r.ok, true)
