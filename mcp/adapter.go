@@ -19,6 +19,11 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
+// OutputBudget is how many bytes of result document a tool call should
+// answer at most: an agent reads all of it. Commands with long free text
+// (studio_test's failure messages) cut that text to fit.
+const OutputBudget = 64 << 10
+
 // handler adapts one command to a tool call: decode and validate the input,
 // resolve the session, run the command, and shape the result. Infrastructure
 // failures become isError results with the spec's texts; a script error is a
@@ -36,7 +41,7 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		output, status, settle := progressSink(ctx, req)
 		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
-			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
+			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status, OutputBudget: OutputBudget}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				return errorResult(err, target), nil
