@@ -268,7 +268,9 @@ func TestTestCloud(t *testing.T) {
 		"durationMs": 12,
 		"names":      map[string]string{"ServerStorage.Tests.StudioBridgeTest.math.spec": "ServerStorage.Tests.math.spec"},
 	})
-	srv.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Results: []any{string(answer)}, Logs: []string{"spec output"}} })
+	srv.Set(func(s *cloudtest.Server) {
+		s.Default = cloudtest.Outcome{Results: []any{string(answer)}, Logs: []string{"spec output"}}
+	})
 	t.Setenv(EnvAPIKey, cloudtest.Key)
 	t.Setenv(EnvUniverseID, "1")
 	t.Setenv(EnvPlaceID, "2")
