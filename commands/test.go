@@ -87,7 +87,7 @@ func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
 	if err := checkTestArgs(args); err != nil {
 		return nil, err
 	}
-	script, err := testScript(args)
+	script, names, err := testScript(args)
 	if err != nil {
 		return nil, err
 	}
@@ -102,13 +102,16 @@ func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
 	err = action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
-			// the specs' own output: on stderr, so stdout keeps the report
+			// the specs' own output: on stderr, so stdout keeps the
+			// report; naming files, not the mounted instances
+			l.Body = renameInstances(l.Body, names)
 			fmt.Fprint(env.Stderr, RenderLine(l))
 		}
 	})
 	if err != nil {
 		if protocol.CodeOf(err) == protocol.CodePayloadTooLarge {
-			return nil, fmt.Errorf("test: the specs and their helpers (%d bytes as one script) are too large for this plugin: %w", len(script), err)
+			// the run's size is the user's to change: a usage error
+			return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script, too large for this plugin (name fewer folders): %w", len(script), err)}
 		}
 		return nil, err
 	}
@@ -136,27 +139,36 @@ func checkTestArgs(args *TestArgs) error {
 	return nil
 }
 
-// testScript is the exec script: one CONFIG line, then the runner.
-func testScript(args *TestArgs) (string, error) {
+// testScript is the exec script: one CONFIG line, then the runner. names
+// maps the instances it will mount (under either container) to their
+// files, for the output lines streamed while it runs.
+func testScript(args *TestArgs) (script string, names map[string]string, err error) {
 	var b strings.Builder
 	b.WriteString("local CONFIG = {runId=")
 	var id [6]byte
 	_, _ = rand.Read(id[:])
-	luauString(&b, hex.EncodeToString(id[:]))
+	runID := hex.EncodeToString(id[:])
+	luauString(&b, runID)
 	if args.Root != "" {
 		b.WriteString(",root=")
 		luauString(&b, args.Root)
 	} else {
 		nodes, specs, _, err := specTree(args.Paths)
 		if err != nil {
-			return "", UsageError{fmt.Errorf("test: %w", err)}
+			return "", nil, UsageError{fmt.Errorf("test: %w", err)}
+		}
+		names = map[string]string{}
+		for _, container := range []string{"ServerStorage", "ReplicatedStorage"} {
+			for _, n := range nodes {
+				n.names(container+"."+mountPrefix+runID, names)
+			}
 		}
 		if specs == 0 {
 			where := "the current folder"
 			if len(args.Paths) > 0 {
 				where = strings.Join(args.Paths, ", ")
 			}
-			return "", UsageError{fmt.Errorf("test: %w in %s (files named *.spec.luau or *.spec.lua)", errNoSpecs, where)}
+			return "", nil, UsageError{fmt.Errorf("test: %w in %s (files named *.spec.luau or *.spec.lua)", errNoSpecs, where)}
 		}
 		b.WriteString(",tree={")
 		for i, n := range nodes {
@@ -173,8 +185,11 @@ func testScript(args *TestArgs) (string, error) {
 	}
 	b.WriteString("}\n")
 	b.WriteString(runnerSource)
-	return b.String(), nil
+	return b.String(), names, nil
 }
+
+// mountPrefix starts the temporary folder's name (testrunner.luau).
+const mountPrefix = "StudioBridgeTest_"
 
 // testResult decodes the runner's answer into the report.
 func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Duration) (*Result, error) {

@@ -224,6 +224,18 @@ func luauString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
+// names adds the full names this node and its descendants get when
+// mounted under parent, for the ModuleScripts that came from files.
+func (n *mountNode) names(parent string, out map[string]string) {
+	full := parent + "." + n.Name
+	if n.File != "" {
+		out[full] = n.File
+	}
+	for _, c := range n.Children {
+		c.names(full, out)
+	}
+}
+
 func (n *mountNode) luau(b *strings.Builder) {
 	b.WriteString("{name=")
 	luauString(b, n.Name)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
 )
@@ -195,7 +196,7 @@ func TestSpecTreeRefuses(t *testing.T) {
 		}
 	}
 	// no specs at all is a usage error from the command
-	_, err := testScript(&TestArgs{Paths: []string{"b"}})
+	_, _, err := testScript(&TestArgs{Paths: []string{"b"}})
 	var ue UsageError
 	if !errors.As(err, &ue) || !errors.Is(err, errNoSpecs) {
 		t.Fatalf("no specs: %v", err)
@@ -304,5 +305,16 @@ func TestTestCloud(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), wallyLine) {
 		t.Fatalf("TestEZ missing: %v", err)
+	}
+}
+
+// A run too large for any plugin is refused before anything is sent.
+func TestTestRefusesOversizedRuns(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
+	t.Chdir(dir)
+	_, err := Test.Run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "a Studio plugin takes at most") {
+		t.Fatalf("%v", err)
 	}
 }

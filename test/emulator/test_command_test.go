@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -135,6 +136,36 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 		}
 	})
 
+	t.Run("the specs' Output lines name files, on stderr", func(t *testing.T) {
+		out, errOut, code := cliIn(t, specsDir, port, "test", "broken")
+		if code != 1 {
+			t.Fatalf("exit %d: %s %s", code, out, errOut)
+		}
+		if !strings.Contains(errOut, "broken/throws.spec.luau:1: thrown while loading") || strings.Contains(errOut, "StudioBridgeTest_") {
+			t.Fatalf("stderr names the mounted instances:\n%s", errOut)
+		}
+		if !strings.Contains(out, "FAIL broken/throws.spec.luau\n     broken/throws.spec.luau:1\n") || !strings.Contains(out, "\n1 passed, 2 failed, 0 skipped (") {
+			t.Fatalf("summary:\n%s", out)
+		}
+	})
+
+	t.Run("a run too large for the plugin is refused, or runs where the plugin takes chunked requests", func(t *testing.T) {
+		dir := t.TempDir()
+		big := "-- " + strings.Repeat("padding ", 160<<10) + "\nreturn function() it('is big', function() end) end\n"
+		if err := os.WriteFile(filepath.Join(dir, "big.spec.luau"), []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := cliIn(t, dir, port, "test", "--json")
+		switch {
+		case code == 2 && strings.Contains(errOut, "too large for this plugin (name fewer folders)"):
+			// a protocol-1 plugin: one 1 MiB frame (PROTOCOL.md 12.14)
+		case code == 0 && strings.Contains(out, `"passed":1`):
+			// a protocol-2 plugin: chunked requests up to 16 MiB
+		default:
+			t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+		}
+	})
+
 	t.Run("nothing is left in the place", func(t *testing.T) {
 		if l := leftovers(t, port); l != "" {
 			t.Fatalf("left behind: %s", l)
@@ -204,4 +235,18 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// In Play, test runs in the server DataModel by default (as exec does),
+// and in the client with --context client (mounted in ReplicatedStorage:
+// a client cannot see ServerStorage).
+func TestTestCommandInPlay(t *testing.T) {
+	port, _, b := startWindow(t, "--quiet", "--play", "--instance", "E2E-TEST-PLAY")
+	waitSessions(t, b, "E2E-TEST-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	for _, args := range [][]string{{"green"}, {"green", "--context", "client"}} {
+		d := testRun(t, port, 0, args...)
+		if d.Passed != 3 || d.Skipped != 1 {
+			t.Fatalf("%v: %+v", args, d)
+		}
+	}
 }
