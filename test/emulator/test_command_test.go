@@ -20,8 +20,9 @@ import (
 // specsDir holds the specs `studio-bridge test` runs against the emulator:
 // green (nested folders reaching a helper module through script.Parent),
 // red (failing expectations and errors), broken (a spec that does not
-// compile, one that throws while loading, one that passes beside them) and
-// slow (waits, for cancel).
+// compile, one that throws while loading, one that passes beside them),
+// hooks (planning errors, a failing beforeAll, a spec returning no
+// function) and slow (waits, for cancel).
 var specsDir, _ = filepath.Abs(filepath.Join("testdata", "specs"))
 
 // cliIn runs the binary in dir, as a user in that folder would.
@@ -117,6 +118,25 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 			if got[name] != want {
 				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
 			}
+		}
+	})
+
+	t.Run("planning errors, failing hooks and a spec that returns no function", func(t *testing.T) {
+		d := testRun(t, port, 1, "hooks")
+		got := byName(d)
+		for name, want := range map[string]commands.TestCase{
+			"hooks/notafunction.spec.luau":         {Status: "failed", File: "hooks/notafunction.spec.luau", Message: "the spec returned a table, not a function (a TestEZ spec returns function() describe(…) end)"},
+			"hooks/toplevel.spec.luau":             {Status: "failed", File: "hooks/toplevel.spec.luau", Line: 2, Message: "Error during planning: hooks/toplevel.spec.luau:2: the spec function itself fails"},
+			"plans":                                {Status: "failed", File: "hooks/planning.spec.luau", Line: 4, Message: "Error during planning: hooks/planning.spec.luau:4: bad plan"},
+			"with a failing beforeAll › beforeAll": {Status: "failed", File: "hooks/beforeall.spec.luau", Line: 4, Message: "beforeAll hook: hooks/beforeall.spec.luau:4: setup failed"},
+		} {
+			want.Name = name
+			if got[name] != want {
+				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
+			}
+		}
+		if d.Failed != 4 {
+			t.Fatalf("%+v", d)
 		}
 	})
 
