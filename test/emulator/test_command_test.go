@@ -84,7 +84,8 @@ return table.concat(found, ",")`)
 }
 
 func TestTestCommandAgainstTheEmulator(t *testing.T) {
-	port, _, _ := startWindow(t, "--quiet")
+	port, _, b := startWindow(t, "--quiet", "--instance", "E2E-TEST")
+	waitSessions(t, b, "E2E-TEST", protocol.ContextEdit)
 
 	t.Run("green, nested folders with a helper module", func(t *testing.T) {
 		d := testRun(t, port, 0, "green")
@@ -233,6 +234,23 @@ suite.Parent = game:GetService("ReplicatedStorage")`)
 			if code != 2 || !strings.Contains(errOut, tc.says) {
 				t.Fatalf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", tc.args, code, errOut, out, tc.says)
 			}
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("a runner that fails in Studio removes its folder too", func(t *testing.T) {
+		_, errOut, code := cli(t, port, "exec", `local m = Instance.new("ModuleScript")
+m.Name = "BrokenTestEZ"
+m.Source = "error('this is no TestEZ')"
+m.Parent = game:GetService("ReplicatedStorage")`)
+		if code != 0 {
+			t.Fatalf("setup: %s", errOut)
+		}
+		out, errOut, code := cliIn(t, specsDir, port, "test", "green", "--testez-path", "ReplicatedStorage.BrokenTestEZ")
+		if code != 1 || !strings.Contains(errOut, "the runner failed in Studio") {
+			t.Fatalf("exit %d, want 1:\n%s\n%s", code, out, errOut)
 		}
 		if l := leftovers(t, port); l != "" {
 			t.Fatalf("left behind: %s", l)
