@@ -41,12 +41,13 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		output, status, settle := progressSink(ctx, req)
 		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
-			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status, OutputBudget: OutputBudget}
+			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				return errorResult(err, target), nil
 			}
 		}
+		env.OutputBudget = OutputBudget
 		res, err := d.Run(ctx, env, args)
 		if err != nil {
 			var usage commands.UsageError
