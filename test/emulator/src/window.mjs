@@ -44,7 +44,8 @@ export class Window {
     this.outputListeners = []
     this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
-    this.fixture = expandPackages(JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8')))
+    this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
+    expandPackages(this.fixture) // package nodes (TestEZ) become their instance trees
     validateFixture(this.fixture, this.classDb)
     this.signalBehavior = options.signalBehavior ?? this.fixture.signalBehavior ?? 'Deferred'
     if (!SIGNAL_BEHAVIORS.includes(this.signalBehavior)) {
