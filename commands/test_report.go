@@ -48,14 +48,15 @@ func (d *TestData) count() {
 // and message, then the counts.
 func (d TestData) Summary() string {
 	var b strings.Builder
-	n := 0
 	for _, t := range d.Tests {
 		if t.Status != "failed" {
 			continue
 		}
-		n++
-		fmt.Fprintf(&b, "FAIL %s\n     %s\n", t.Name, location(t))
-		for _, l := range strings.Split(strings.TrimRight(t.Message, "\n"), "\n") {
+		loc := location(t)
+		fmt.Fprintf(&b, "FAIL %s\n     %s\n", t.Name, loc)
+		// the location is said once: Luau's "file:line: " prefix goes
+		msg := strings.TrimPrefix(t.Message, loc+": ")
+		for _, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
 			b.WriteString("     " + l + "\n")
 		}
 		b.WriteString("\n")

@@ -257,6 +257,26 @@ m.Parent = game:GetService("ReplicatedStorage")`)
 		}
 	})
 
+	t.Run("TestEZ found in a Wally _Index", func(t *testing.T) {
+		move := func(script string) {
+			t.Helper()
+			if _, errOut, code := cli(t, port, "exec", script); code != 0 {
+				t.Fatalf("exec: %s", errOut)
+			}
+		}
+		// Wally's layout: DevPackages._Index["roblox_testez@0.4.1"].testez
+		move(`local dev = game:GetService("ReplicatedStorage").DevPackages
+local index = Instance.new("Folder") index.Name = "_Index" index.Parent = dev
+local pkg = Instance.new("Folder") pkg.Name = "roblox_testez@0.4.1" pkg.Parent = index
+dev.TestEZ.Name = "testez" dev.testez.Parent = pkg`)
+		defer move(`local dev = game:GetService("ReplicatedStorage").DevPackages
+local m = dev._Index["roblox_testez@0.4.1"].testez
+m.Name = "TestEZ" m.Parent = dev dev._Index:Destroy()`)
+		if d := testRun(t, port, 0, "green"); d.Passed != 3 {
+			t.Fatalf("%+v", d)
+		}
+	})
+
 	t.Run("a run that times out is cancelled and its folder removed", func(t *testing.T) {
 		_, errOut, code := cliIn(t, specsDir, port, "test", "slow", "--timeout", "2s")
 		if code != 4 {
