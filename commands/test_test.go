@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	segjson "github.com/segmentio/encoding/json"
+
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
 )
 
@@ -55,7 +57,9 @@ func TestTestReportsGolden(t *testing.T) {
 	if d.Passed != 1 || d.Failed != 3 || d.Skipped != 1 {
 		t.Fatalf("counts: %+v", d)
 	}
-	js, err := json.MarshalIndent(d, "", "  ")
+	// exactly what `studio-bridge test --json` prints (cli/command.go's
+	// printResult: segmentio's encoder, map keys sorted, no HTML escaping)
+	js, err := segjson.Append(nil, d, segjson.SortMapKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
