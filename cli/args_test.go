@@ -25,6 +25,7 @@ func TestInterspersed(t *testing.T) {
 		{"sb call - --timeout 5s", "sb call --timeout 5s -- -"},
 		{"sb bogus --x y", "sb bogus --x y"},
 		{"sb --json", "sb --json"},
+		{"sb test red broken --reporter github --json", "sb test --reporter github --json -- red broken"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(interspersed(app, strings.Fields(tt.in)), " ")

@@ -227,10 +227,12 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 		if len(slots) == 0 {
 			return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, w, d.Usage())
 		}
-		if err := commands.Set(ptr, slots[0], w); err != nil {
+		if err := commands.Append(ptr, slots[0], w); err != nil {
 			return nil, err
 		}
-		slots = slots[1:]
+		if !slots[0].Variadic() {
+			slots = slots[1:]
+		}
 	}
 	for _, a := range slots {
 		if a.Required {

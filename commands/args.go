@@ -248,13 +248,31 @@ func (d *Definition) Usage() string {
 	var b strings.Builder
 	b.WriteString(d.Name)
 	for _, a := range d.Slots() {
-		if a.Required {
+		switch {
+		case a.Variadic():
+			fmt.Fprintf(&b, " [%s...]", a.Flag)
+		case a.Required:
 			fmt.Fprintf(&b, " <%s>", a.Flag)
-		} else {
+		default:
 			fmt.Fprintf(&b, " [%s]", a.Flag)
 		}
 	}
 	return b.String()
+}
+
+// Variadic reports a positional list argument: it takes every remaining
+// word (test's paths).
+func (a Arg) Variadic() bool { return a.Positional && a.Kind == reflect.Slice }
+
+// Append adds one word to a variadic argument as it is (no comma
+// splitting: a path may hold a comma); other arguments are Set.
+func Append(args any, a Arg, text string) error {
+	if !a.Variadic() {
+		return Set(args, a, text)
+	}
+	f := reflect.ValueOf(args).Elem().Field(a.Index)
+	f.Set(reflect.Append(f, reflect.ValueOf(text)))
+	return nil
 }
 
 // Set assigns one argument of an Args pointer from text, with an error that

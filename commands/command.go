@@ -87,6 +87,10 @@ type Env struct {
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
+	// OutputBudget, when positive, is how many bytes of result document the
+	// surface takes (MCP): a command with long free text (test's failure
+	// messages) cuts that text to fit rather than dropping entries.
+	OutputBudget int
 }
 
 // Line is one streamed output line.
@@ -181,6 +185,7 @@ var All = []*Definition{
 	Screenshot,
 	Logs,
 	Query,
+	Test,
 	Exec,
 	Serve,
 	InstallPlugin,

@@ -58,10 +58,12 @@ func dotArgs(d *commands.Definition, words []string) (any, error) {
 			if len(slots) == 0 {
 				return nil, fmt.Errorf("unexpected %q; usage: .%s", w, d.Usage())
 			}
-			if err := commands.Set(ptr, slots[0], w); err != nil {
+			if err := commands.Append(ptr, slots[0], w); err != nil {
 				return nil, err
 			}
-			slots = slots[1:]
+			if !slots[0].Variadic() {
+				slots = slots[1:]
+			}
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")

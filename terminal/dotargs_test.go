@@ -35,6 +35,15 @@ func TestDotArgs(t *testing.T) {
 	if qa.Path != "Workspace" || qa.Depth != 1 || !qa.IncludeAttributes || len(qa.Properties) != 2 {
 		t.Fatalf("%+v", qa)
 	}
+	// A variadic positional (test's paths) takes every bare word as it is,
+	// commas included.
+	ta, err := dotArgs(commands.Test, []string{"src", "--junit", "out.xml", "tests/a,b", "more"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := ta.(*commands.TestArgs); !reflect.DeepEqual(tt.Paths, []string{"src", "tests/a,b", "more"}) || tt.JUnit != "out.xml" {
+		t.Fatalf("%+v", tt)
+	}
 	for _, bad := range [][]string{{"--nope"}, {"1", "2"}, {"--count"}, {"--levels", "Loud"}, {"ten"}} {
 		if _, err := dotArgs(commands.Logs, bad); err == nil {
 			t.Errorf("%q must fail", bad)

@@ -94,6 +94,12 @@ function buildNode(name, spec, base) {
   return node
 }
 
+// Maps one file or folder as a Rojo $path would: { className, name,
+// source?, children }.
+export function loadRojoPath(name, target) {
+  return fromPath(name, target)
+}
+
 // Loads a Rojo project file and returns its root instance tree:
 // { className, name, source?, children: [...] }.
 export function loadRojoProject(projectFile) {

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadClassDb } from './classdb.mjs'
 import { Faults } from './faults.mjs'
+import { expandPackages } from './packages.mjs'
 import { loadRojoProject } from './rojo.mjs'
 import { DataModel } from './vm.mjs'
 
@@ -44,6 +45,7 @@ export class Window {
     this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
+    expandPackages(this.fixture) // package nodes (TestEZ) become their instance trees
     validateFixture(this.fixture, this.classDb)
     this.signalBehavior = options.signalBehavior ?? this.fixture.signalBehavior ?? 'Deferred'
     if (!SIGNAL_BEHAVIORS.includes(this.signalBehavior)) {

@@ -1,4 +1,5 @@
-// plugin/ is formatted with the pinned StyLua (plugin/stylua.toml).
+// plugin/ and the test runner (commands/testrunner.luau) are formatted with
+// the pinned StyLua (plugin/stylua.toml).
 // Fix with: npm run fmt --prefix test/emulator
 
 import assert from 'node:assert/strict'
@@ -13,5 +14,15 @@ const require = createRequire(import.meta.url)
 test('plugin/ is StyLua-formatted', () => {
   const run = path.join(path.dirname(require.resolve('@johnnymorganz/stylua-bin/package.json')), 'run.js')
   const r = spawnSync(process.execPath, [run, '--check', path.join(REPO_ROOT, 'plugin')], { encoding: 'utf8' })
+  assert.equal(r.status, 0, `stylua --check found unformatted files (run: npm run fmt --prefix test/emulator):\n${r.stdout}${r.stderr}`)
+})
+
+test('commands/testrunner.luau is StyLua-formatted', () => {
+  const run = path.join(path.dirname(require.resolve('@johnnymorganz/stylua-bin/package.json')), 'run.js')
+  const r = spawnSync(
+    process.execPath,
+    [run, '--check', '--config-path', path.join(REPO_ROOT, 'plugin', 'stylua.toml'), path.join(REPO_ROOT, 'commands', 'testrunner.luau')],
+    { encoding: 'utf8' },
+  )
   assert.equal(r.status, 0, `stylua --check found unformatted files (run: npm run fmt --prefix test/emulator):\n${r.stdout}${r.stderr}`)
 })

@@ -1,0 +1,287 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// runnerSource is the Luau runner (testrunner.luau) sent as one exec.
+//
+//go:embed testrunner.luau
+var runnerSource string
+
+// TestArgs are the test command's arguments.
+type TestArgs struct {
+	Paths      []string `json:"paths" pos:"true" usage:"spec files or folders to search for *.spec.luau / *.spec.lua (default: the current folder)" desc:"Spec files or folders on the machine running studio-bridge, searched for *.spec.luau and *.spec.lua (default: its current folder). Leave empty with root."`
+	Root       string   `json:"root" usage:"run the specs already in the place under this instance (e.g. ReplicatedStorage.Tests) instead of files" desc:"Run the TestEZ specs already in the place under this instance path (e.g. ReplicatedStorage.Tests), for example synced by Rojo, instead of files."`
+	TestEZPath string   `json:"testezPath" flag:"testez-path" usage:"TestEZ's ModuleScript in the place (default: ReplicatedStorage.DevPackages.TestEZ, the Wally _Index, …)" desc:"Instance path of TestEZ's ModuleScript in the place. Default: the usual Wally locations (ReplicatedStorage.DevPackages.TestEZ, the _Index)."`
+	Reporter   string   `json:"reporter" enum:"text,github" default:"text" mcp:"-" usage:"how failures are reported: text, or github (::error workflow commands for GitHub Actions)"`
+	JUnit      string   `json:"junit" flag:"junit" mcp:"-" usage:"also write a JUnit XML report to this FILE"`
+	// Cloud runs through Open Cloud Luau Execution (test_cloud.go); the
+	// rest are its arguments, as exec's.
+	Cloud        bool   `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
+	Universe     string `json:"universe" mcp:"-" usage:"with --cloud: the experience's universe ID (default $ROBLOX_UNIVERSE_ID)"`
+	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
+	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
+	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against it"`
+}
+
+// Test runs TestEZ specs in a session (or Open Cloud) and reports them.
+var Test = &Definition{
+	Name:         "test",
+	Summary:      "Run TestEZ specs (*.spec.luau) in Studio or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
+	Description:  "Run TestEZ unit tests in a Roblox Studio session: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. TestEZ must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
+	Args:         &TestArgs{},
+	NeedsSession: true,
+	Standalone: func(a any) bool {
+		args := a.(*TestArgs)
+		return args.Cloud || args.cloudFlag() != ""
+	},
+	DefaultContext: protocol.ContextServer,
+	Mutates:        true,
+	Output:         TestData{},
+	MCP:            true,
+	Timeout:        300 * time.Second,
+	Noun:           "Test run",
+	Run:            runTest,
+}
+
+func (a *TestArgs) cloudFlag() string {
+	e := ExecArgs{Universe: a.Universe, Place: a.Place, PlaceVersion: a.PlaceVersion, PlaceFile: a.PlaceFile}
+	return e.cloudFlag()
+}
+
+// testPayload is the exec request: History false asks the plugin to leave
+// no undo step for the temporary folder (ignored by plugins that predate it).
+type testPayload struct {
+	Script    string `json:"script"`
+	ChunkName string `json:"chunkName"`
+	History   bool   `json:"history"`
+}
+
+// runnerAnswer is what the runner returns (one JSON string).
+type runnerAnswer struct {
+	Error      string            `json:"error"`
+	Searched   []string          `json:"searched"`
+	Tests      []TestCase        `json:"tests"`
+	DurationMs int64             `json:"durationMs"`
+	Names      map[string]string `json:"names"`
+}
+
+// wallyLine is what adds TestEZ to a Wally project.
+const wallyLine = `TestEZ = "roblox/testez@0.4.1"`
+
+func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
+	args := a.(*TestArgs)
+	if err := checkTestArgs(args); err != nil {
+		return nil, err
+	}
+	script, names, err := testScript(args)
+	if err != nil {
+		return nil, err
+	}
+	if args.Cloud {
+		return runTestCloud(ctx, env, args, script)
+	}
+	if len(script) > protocol.MaxRequestPayloadBytes-4096 {
+		return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script; a Studio plugin takes at most %d (PROTOCOL.md 12.13): name fewer folders", len(script), protocol.MaxRequestPayloadBytes-4096)}
+	}
+	var data ExecData
+	started := time.Now()
+	err = action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
+		var l Line
+		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
+			// the specs' own output: on stderr, so stdout keeps the
+			// report; naming files, not the mounted instances
+			l.Body = renameInstances(l.Body, names)
+			fmt.Fprint(env.Stderr, RenderLine(l))
+		}
+	})
+	if err != nil {
+		if protocol.CodeOf(err) == protocol.CodePayloadTooLarge {
+			// the run's size is the user's to change: a usage error
+			return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script, too large for this plugin (name fewer folders): %w", len(script), err)}
+		}
+		return nil, err
+	}
+	if !data.Success {
+		return nil, fmt.Errorf("test: the runner failed in Studio: %s", data.Error)
+	}
+	return testResult(env, args, data.ReturnValues, time.Since(started))
+}
+
+func checkTestArgs(args *TestArgs) error {
+	if args.Root != "" && len(args.Paths) > 0 {
+		return UsageError{errors.New("test: give spec paths or --root, not both: --root runs the specs already in the place")}
+	}
+	if !args.Cloud && args.cloudFlag() != "" {
+		return UsageError{fmt.Errorf("test: %s only applies with --cloud", args.cloudFlag())}
+	}
+	if args.Cloud && args.Root == "" {
+		return UsageError{errors.New("test --cloud: give --root (the specs in the place version, e.g. built with Rojo and passed with --place-file); spec files from disk are not supported in the cloud, see docs/testing.md")}
+	}
+	for _, p := range []struct{ flag, v string }{{"--root", args.Root}, {"--testez-path", args.TestEZPath}} {
+		if p.v != "" && (len(p.v) > 1000 || strings.ContainsAny(p.v, "\x00\n\r") || strings.Trim(p.v, ".") == "") {
+			return UsageError{fmt.Errorf("test: %s %q is not an instance path (e.g. ReplicatedStorage.Tests)", p.flag, p.v)}
+		}
+	}
+	return nil
+}
+
+// testScript is the exec script: one CONFIG line, then the runner. names
+// maps the instances it will mount (under either container) to their
+// files, for the output lines streamed while it runs.
+func testScript(args *TestArgs) (script string, names map[string]string, err error) {
+	var b strings.Builder
+	b.WriteString("local CONFIG = {runId=")
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	runID := hex.EncodeToString(id[:])
+	luauString(&b, runID)
+	if args.Root != "" {
+		b.WriteString(",root=")
+		luauString(&b, args.Root)
+	} else {
+		nodes, specs, _, err := specTree(args.Paths)
+		if err != nil {
+			return "", nil, UsageError{fmt.Errorf("test: %w", err)}
+		}
+		names = map[string]string{}
+		for _, container := range []string{"ServerStorage", "ReplicatedStorage"} {
+			for _, n := range nodes {
+				n.names(container+"."+mountPrefix+runID, names)
+			}
+		}
+		if specs == 0 {
+			where := "the current folder"
+			if len(args.Paths) > 0 {
+				where = strings.Join(args.Paths, ", ")
+			}
+			return "", nil, UsageError{fmt.Errorf("test: %w in %s (files named *.spec.luau or *.spec.lua)", errNoSpecs, where)}
+		}
+		b.WriteString(",tree={")
+		for i, n := range nodes {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			n.luau(&b)
+		}
+		b.WriteString("}")
+	}
+	if args.TestEZPath != "" {
+		b.WriteString(",testezPath=")
+		luauString(&b, args.TestEZPath)
+	}
+	b.WriteString("}\n")
+	b.WriteString(runnerSource)
+	return b.String(), names, nil
+}
+
+// mountPrefix starts the temporary folder's name (testrunner.luau).
+const mountPrefix = "StudioBridgeTest_"
+
+// testResult decodes the runner's answer into the report.
+func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Duration) (*Result, error) {
+	var text string
+	if len(values) != 1 || json.Unmarshal(values[0], &text) != nil {
+		return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "test: the runner answered an unexpected shape"}
+	}
+	var ans runnerAnswer
+	if err := json.Unmarshal([]byte(text), &ans); err != nil {
+		return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: fmt.Sprintf("test: the runner's answer is not JSON: %v", err)}
+	}
+	switch ans.Error {
+	case "":
+	case "testez-missing":
+		return nil, UsageError{fmt.Errorf("test: TestEZ is not in the place (looked at %s); add it as a Wally dev-dependency in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its ModuleScript with --testez-path", strings.Join(ans.Searched, ", "), wallyLine)}
+	case "root-missing":
+		return nil, UsageError{fmt.Errorf("test: --root %s: no such instance in the place", args.Root)}
+	case "root-uncloneable":
+		return nil, fmt.Errorf("test: --root %s cannot be cloned (Archivable is false?)", args.Root)
+	case "no-specs":
+		where := "the spec paths"
+		if args.Root != "" {
+			where = args.Root
+		}
+		return nil, UsageError{fmt.Errorf("test: %w under %s (ModuleScripts named *.spec)", errNoSpecs, where)}
+	default:
+		return nil, fmt.Errorf("test: the runner failed: %s", ans.Error)
+	}
+	data := TestData{Tests: ans.Tests, DurationMs: ans.DurationMs}
+	if data.DurationMs == 0 {
+		data.DurationMs = took.Milliseconds()
+	}
+	if data.Tests == nil {
+		data.Tests = []TestCase{}
+	}
+	// messages name the mounted instances; people know the files
+	for i := range data.Tests {
+		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
+	}
+	data.count()
+	if env.OutputBudget > 0 {
+		data = data.fit(env.OutputBudget)
+	}
+	res := &Result{Data: data}
+	switch args.Reporter {
+	case "github":
+		res.Render = func() string { return data.GitHub() }
+	default:
+		res.Render = func() string { return data.Summary() }
+	}
+	if args.JUnit != "" {
+		if err := os.WriteFile(args.JUnit, data.JUnit(), 0o644); err != nil {
+			return nil, fmt.Errorf("test: write the JUnit report: %w", err)
+		}
+	}
+	if data.Failed > 0 {
+		res.Failure = fmt.Sprintf("%d of %d tests failed", data.Failed, data.Passed+data.Failed)
+	}
+	return res, nil
+}
+
+// frameLine is one line of a Luau traceback: "Chunk.Name:12" or
+// "Chunk.Name:12 function f".
+var frameLine = regexp.MustCompile(`^\S+:\d+( function \S+)?$`)
+
+// dropFrames removes TestEZ's traceback lines from a failure message (the
+// first line holds the file, line and message); what a test wrote on
+// several lines stays.
+func dropFrames(msg string) string {
+	lines := strings.Split(msg, "\n")
+	out := lines[:1]
+	for _, l := range lines[1:] {
+		if !frameLine.MatchString(strings.TrimSpace(l)) && strings.TrimSpace(l) != "stack traceback:" {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+}
+
+// renameInstances replaces mounted instances' full names by their files,
+// longest first (a folder's name is a prefix of its children's).
+func renameInstances(msg string, names map[string]string) string {
+	if msg == "" || len(names) == 0 {
+		return msg
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sortLongestFirst(keys)
+	for _, k := range keys {
+		msg = strings.ReplaceAll(msg, k+":", names[k]+":")
+	}
+	return msg
+}

@@ -1,0 +1,324 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files")
+
+// sampleTests is a run with every kind of outcome and the characters each
+// report must escape.
+func sampleTests() TestData {
+	d := TestData{DurationMs: 1234, Tests: []TestCase{
+		{Name: "tests/broken.spec.luau", Status: "failed", File: "tests/broken.spec.luau", Line: 3, Message: "tests/broken.spec.luau:3: Expected ')' (to close '(' at column 5), got 'function'"},
+		{Name: "math › adds", Status: "passed", File: "tests/math.spec.luau"},
+		{Name: "math › compares, with: punctuation", Status: "failed", File: "tests/math.spec.luau", Line: 12, Message: "tests/math.spec.luau:12: Expected value \"3\" (number), got \"2\" (number) instead\n100% <sure> & more"},
+		{Name: "math › is skipped", Status: "skipped", File: "tests/math.spec.luau"},
+		{Name: "no line", Status: "failed", File: "tests/x,y.spec.luau", Message: "afterAll hook: oops"},
+	}}
+	d.count()
+	return d
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateGolden {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./commands -run TestTestReports -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs (rerun with -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestTestReportsGolden(t *testing.T) {
+	d := sampleTests()
+	if d.Passed != 1 || d.Failed != 3 || d.Skipped != 1 {
+		t.Fatalf("counts: %+v", d)
+	}
+	// exactly what `studio-bridge test --json` prints (cli/command.go's
+	// printResult: segmentio's encoder, map keys sorted, no HTML escaping)
+	js, err := segjson.Append(nil, d, segjson.SortMapKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "test-report.json.golden", append(js, '\n'))
+	golden(t, "test-report.github.golden", []byte(d.GitHub()))
+	golden(t, "test-report.junit.golden", d.JUnit())
+	golden(t, "test-report.text.golden", []byte(d.Summary()))
+}
+
+// GitHub's workflow commands: %, CR and LF in data; also : and , in
+// property values (actions/toolkit command.ts escapeData/escapeProperty).
+func TestGitHubEscaping(t *testing.T) {
+	if got := ghData("a%b\r\nc:d,e"); got != "a%25b%0D%0Ac:d,e" {
+		t.Fatalf("data: %q", got)
+	}
+	if got := ghProperty("a%b\r\nc:d,e"); got != "a%25b%0D%0Ac%3Ad%2Ce" {
+		t.Fatalf("property: %q", got)
+	}
+}
+
+// Under a budget every test stays; messages are cut, each marked.
+func TestTestDataFitCutsMessages(t *testing.T) {
+	d := TestData{Tests: []TestCase{{Name: "a", Status: "passed", File: "f"}}}
+	for i := 0; i < 20; i++ {
+		d.Tests = append(d.Tests, TestCase{Name: "t", Status: "failed", File: "f", Message: strings.Repeat("é", 2000)})
+	}
+	d.count()
+	fit := d.fit(8 << 10)
+	b, _ := json.Marshal(fit)
+	if len(b) > 8<<10 {
+		t.Fatalf("%d bytes over an 8 KiB budget", len(b))
+	}
+	if len(fit.Tests) != 21 || fit.Failed != 20 {
+		t.Fatalf("tests dropped: %d", len(fit.Tests))
+	}
+	for _, tc := range fit.Tests[1:] {
+		if !strings.HasSuffix(tc.Message, cutMark) || !json.Valid([]byte(`"`+tc.Message+`"`)) {
+			t.Fatalf("message not cut cleanly: %q", tc.Message)
+		}
+	}
+	if d.Tests[1].Message != strings.Repeat("é", 2000) {
+		t.Fatal("fit changed the original")
+	}
+	if same := d.fit(1 << 30); len(same.Tests[1].Message) != 4000 {
+		t.Fatal("a document within the budget was cut")
+	}
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Specs and the helpers beside them are mounted with their folders; Wally
+// package folders, hidden folders and Scripts are not.
+func TestSpecTreeKeepsFolders(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"tests/a.spec.luau":               "return function() end",
+		"tests/shared/Helper.luau":        "return {}",
+		"tests/nested/deep/b.spec.lua":    "return function() end",
+		"tests/lib/init.luau":             "return {}",
+		"tests/lib/child.luau":            "return 1",
+		"tests/run.server.luau":           "print('would run')",
+		"tests/Packages/TestEZ/init.lua":  "return {}",
+		"tests/.git/x.spec.luau":          "return function() end",
+		"tests/node_modules/y.spec.luau":  "return function() end",
+		"tests/README.md":                 "not Luau",
+		"elsewhere/ignored.spec.luau":     "return function() end",
+		"tests/nested/deep/notes.txt.lua": "return 2",
+	})
+	t.Chdir(dir)
+	nodes, specs, _, err := specTree([]string{"tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if specs != 2 {
+		t.Fatalf("%d specs", specs)
+	}
+	var lines []string
+	var walk func(n *mountNode, at string)
+	walk = func(n *mountNode, at string) {
+		at += "/" + n.Name
+		lines = append(lines, at+" "+n.Kind+" "+n.File+map[bool]string{true: " spec"}[n.Spec])
+		for _, c := range n.Children {
+			walk(c, at)
+		}
+	}
+	for _, n := range nodes {
+		walk(n, "")
+	}
+	got := strings.Join(lines, "\n")
+	want := strings.Join([]string{
+		"/a.spec ModuleScript tests/a.spec.luau spec",
+		"/lib ModuleScript tests/lib/init.luau",
+		"/lib/child ModuleScript tests/lib/child.luau",
+		"/nested Folder ",
+		"/nested/deep Folder ",
+		"/nested/deep/b.spec ModuleScript tests/nested/deep/b.spec.lua spec",
+		"/nested/deep/notes.txt ModuleScript tests/nested/deep/notes.txt.lua",
+		"/shared Folder ",
+		"/shared/Helper ModuleScript tests/shared/Helper.luau",
+	}, "\n")
+	if got != want {
+		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSpecTreeRefuses(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a/x.spec.luau": "return function() end",
+		"a/x.spec.lua":  "return function() end",
+		"b/Helper.luau": "return {}",
+		"c/bin.luau":    "\x00\x01",
+	})
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		paths []string
+		says  string
+	}{
+		{[]string{"nope"}, "nope does not exist"},
+		{[]string{"b/Helper.luau"}, "is not a spec"},
+		{[]string{"a"}, "would be the same ModuleScript"},
+		{[]string{"c"}, "not UTF-8 text"},
+	} {
+		_, _, _, err := specTree(tc.paths)
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Fatalf("%v: %v, want %q", tc.paths, err, tc.says)
+		}
+	}
+	// no specs at all is a usage error from the command
+	_, _, err := testScript(&TestArgs{Paths: []string{"b"}})
+	var ue UsageError
+	if !errors.As(err, &ue) || !errors.Is(err, errNoSpecs) {
+		t.Fatalf("no specs: %v", err)
+	}
+}
+
+func TestCheckTestArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args TestArgs
+		says string
+	}{
+		{TestArgs{Root: "ReplicatedStorage.Tests"}, ""},
+		{TestArgs{Paths: []string{"."}}, ""},
+		{TestArgs{Paths: []string{"."}, Root: "ReplicatedStorage.Tests"}, "not both"},
+		{TestArgs{Place: "2"}, "--place only applies with --cloud"},
+		{TestArgs{Cloud: true}, "give --root"},
+		{TestArgs{Cloud: true, Paths: []string{"tests"}}, "give --root"},
+		{TestArgs{Root: "..."}, "not an instance path"},
+		{TestArgs{TestEZPath: "a\nb"}, "not an instance path"},
+	} {
+		err := checkTestArgs(&tc.args)
+		if tc.says == "" {
+			if err != nil {
+				t.Fatalf("%+v: %v", tc.args, err)
+			}
+			continue
+		}
+		var ue UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.says) {
+			t.Fatalf("%+v: %v, want a usage error saying %q", tc.args, err, tc.says)
+		}
+	}
+}
+
+// luauString's output is a Luau literal for any bytes.
+func TestLuauString(t *testing.T) {
+	var b strings.Builder
+	luauString(&b, "a\"b\\c\nd\x00e\x7fé]]")
+	if got := b.String(); got != `"a\"b\\c\nd\000e\127é]]"` {
+		t.Fatalf("%s", got)
+	}
+}
+
+// Messages name files, not the mounted instances, and lose TestEZ's
+// traceback lines.
+func TestTestMessageCleanup(t *testing.T) {
+	names := map[string]string{
+		"ServerStorage.StudioBridgeTest_1.tests":         "tests/init.luau",
+		"ServerStorage.StudioBridgeTest_1.tests.a.spec":  "tests/a.spec.luau",
+		"ServerStorage.StudioBridgeTest_1.tests.Helpers": "tests/Helpers.luau",
+	}
+	msg := "ServerStorage.StudioBridgeTest_1.tests.a.spec:4: Expected x\nsecond line of the message\nReplicatedStorage.DevPackages.TestEZ.Expectation:47 function assertLevel\nServerStorage.StudioBridgeTest_1.tests.a.spec:4\nStudioBridgeTest:383"
+	got := dropFrames(renameInstances(msg, names))
+	if got != "tests/a.spec.luau:4: Expected x\nsecond line of the message" {
+		t.Fatalf("%q", got)
+	}
+}
+
+// test --cloud runs the runner as one Open Cloud task with --root and
+// reports what it returns, as a local run does.
+func TestTestCloud(t *testing.T) {
+	srv := cloudtest.New()
+	defer srv.Close()
+	answer, _ := json.Marshal(map[string]any{
+		"tests": []map[string]any{
+			{"name": "math › adds", "status": "passed", "file": "ServerStorage.Tests.math.spec"},
+			{"name": "math › fails", "status": "failed", "file": "ServerStorage.Tests.math.spec", "line": 7,
+				"message": "ServerStorage.Tests.StudioBridgeTest.math.spec:7: nope\nReplicatedStorage.DevPackages.TestEZ.TestRunner:86"},
+		},
+		"durationMs": 12,
+		"names":      map[string]string{"ServerStorage.Tests.StudioBridgeTest.math.spec": "ServerStorage.Tests.math.spec"},
+	})
+	srv.Set(func(s *cloudtest.Server) {
+		s.Default = cloudtest.Outcome{Results: []any{string(answer)}, Logs: []string{"spec output"}}
+	})
+	t.Setenv(EnvAPIKey, cloudtest.Key)
+	t.Setenv(EnvUniverseID, "1")
+	t.Setenv(EnvPlaceID, "2")
+	t.Setenv(EnvOpenCloudURL, srv.URL)
+	var stderr bytes.Buffer
+	var streamed []Line
+	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: &stderr, Output: func(l Line) { streamed = append(streamed, l) }}
+	res, err := Test.Run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := res.Data.(TestData)
+	if data.Passed != 1 || data.Failed != 1 || data.Tests[1].Message != "ServerStorage.Tests.math.spec:7: nope" || data.Tests[1].Line != 7 {
+		t.Fatalf("data: %+v", data)
+	}
+	if res.Failure == "" {
+		t.Fatal("a failed test is no failure")
+	}
+	if len(streamed) != 0 || !strings.Contains(stderr.String(), "spec output") {
+		t.Fatalf("the specs' output must go to stderr, not the stream: %v / %q", streamed, stderr.String())
+	}
+	tasks := srv.Tasks()
+	if len(tasks) != 1 || !strings.Contains(tasks[0].Script, `root="ServerStorage.Tests"`) || !strings.Contains(tasks[0].Script, "TestEZ.TestPlanner.createPlan") {
+		t.Fatalf("tasks: %+v", tasks)
+	}
+
+	// The runner's own refusal reads as a usage error.
+	missing, _ := json.Marshal(map[string]any{"error": "testez-missing", "searched": []string{"ReplicatedStorage.DevPackages.TestEZ"}})
+	srv.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Results: []any{string(missing)}} })
+	_, err = Test.Run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), wallyLine) {
+		t.Fatalf("TestEZ missing: %v", err)
+	}
+}
+
+// A run too large for any plugin is refused before anything is sent.
+func TestTestRefusesOversizedRuns(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
+	t.Chdir(dir)
+	_, err := Test.Run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "a Studio plugin takes at most") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -1,0 +1,317 @@
+package emulator_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// specsDir holds the specs `studio-bridge test` runs against the emulator:
+// green (nested folders reaching a helper module through script.Parent),
+// red (failing expectations and errors), broken (a spec that does not
+// compile, one that throws while loading, one that passes beside them),
+// hooks (planning errors, a failing beforeAll, a spec returning no
+// function) and slow (waits, for cancel).
+var specsDir, _ = filepath.Abs(filepath.Join("testdata", "specs"))
+
+// cliIn runs the binary in dir, as a user in that folder would.
+func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(kit.Binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	default:
+		t.Fatalf("studio-bridge %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func testRun(t *testing.T, port int, wantCode int, args ...string) commands.TestData {
+	t.Helper()
+	out, errOut, code := cliIn(t, specsDir, port, append([]string{"test", "--json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("test %v exited %d, want %d:\n%s\n%s", args, code, wantCode, out, errOut)
+	}
+	var d commands.TestData
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("test %v: stdout is not the JSON document: %v\n%s", args, err, out)
+	}
+	return d
+}
+
+func byName(d commands.TestData) map[string]commands.TestCase {
+	m := map[string]commands.TestCase{}
+	for _, tc := range d.Tests {
+		m[tc.Name] = tc
+	}
+	return m
+}
+
+// leftovers lists what test runs left in the place: mounted folders and
+// --root clones.
+func leftovers(t *testing.T, port int) string {
+	t.Helper()
+	out, errOut, code := cli(t, port, "exec", `local found = {}
+for _, s in { game:GetService("ServerStorage"), game:GetService("ReplicatedStorage") } do
+	for _, c in s:GetChildren() do
+		if string.find(c.Name, "StudioBridgeTest", 1, true) then table.insert(found, c:GetFullName()) end
+	end
+end
+return table.concat(found, ",")`)
+	if code != 0 {
+		t.Fatalf("exec exited %d: %s %s", code, out, errOut)
+	}
+	return strings.Trim(strings.TrimSpace(out), `"`) // exec prints the string quoted
+}
+
+func TestTestCommandAgainstTheEmulator(t *testing.T) {
+	port, _, b := startWindow(t, "--quiet", "--instance", "E2E-TEST")
+	waitSessions(t, b, "E2E-TEST", protocol.ContextEdit)
+
+	t.Run("green, nested folders with a helper module", func(t *testing.T) {
+		d := testRun(t, port, 0, "green")
+		if d.Passed != 3 || d.Failed != 0 || d.Skipped != 1 || len(d.Tests) != 4 {
+			t.Fatalf("%+v", d)
+		}
+		got := byName(d)
+		if tc := got["strings › reaches helpers two folders up"]; tc.Status != "passed" || tc.File != "green/nested/deeper/strings.spec.luau" {
+			t.Fatalf("nested spec: %+v", tc)
+		}
+		if tc := got["math › is skipped"]; tc.Status != "skipped" || tc.File != "green/math.spec.luau" {
+			t.Fatalf("skipped: %+v", tc)
+		}
+	})
+
+	t.Run("red and broken specs: failures with file, line and message", func(t *testing.T) {
+		d := testRun(t, port, 1, "red", "broken")
+		if d.Passed != 2 || d.Failed != 4 || d.Skipped != 0 {
+			t.Fatalf("%+v", d)
+		}
+		got := byName(d)
+		for name, want := range map[string]commands.TestCase{
+			"broken/syntax.spec.luau":        {Status: "failed", File: "broken/syntax.spec.luau", Line: 3, Message: "broken/syntax.spec.luau:3: Expected ')' (to close '(' at column 5), got 'function'"},
+			"broken/throws.spec.luau":        {Status: "failed", File: "broken/throws.spec.luau", Line: 1, Message: "broken/throws.spec.luau:1: thrown while loading"},
+			"failing › compares numbers":     {Status: "failed", File: "red/failing.spec.luau", Line: 7, Message: `red/failing.spec.luau:7: Expected value "3" (number), got "2" (number) instead`},
+			"failing › throws":               {Status: "failed", File: "red/failing.spec.luau", Line: 10, Message: "red/failing.spec.luau:10: boom: a, b % c"},
+			"failing › passes":               {Status: "passed", File: "red/failing.spec.luau"},
+			"still runs beside broken specs": {Status: "passed", File: "broken/ok.spec.lua"},
+		} {
+			want.Name = name
+			if got[name] != want {
+				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
+			}
+		}
+	})
+
+	t.Run("planning errors, failing hooks and a spec that returns no function", func(t *testing.T) {
+		d := testRun(t, port, 1, "hooks")
+		got := byName(d)
+		for name, want := range map[string]commands.TestCase{
+			"hooks/notafunction.spec.luau":         {Status: "failed", File: "hooks/notafunction.spec.luau", Message: "the spec returned a table, not a function (a TestEZ spec returns function() describe(…) end)"},
+			"hooks/toplevel.spec.luau":             {Status: "failed", File: "hooks/toplevel.spec.luau", Line: 2, Message: "Error during planning: hooks/toplevel.spec.luau:2: the spec function itself fails"},
+			"plans":                                {Status: "failed", File: "hooks/planning.spec.luau", Line: 4, Message: "Error during planning: hooks/planning.spec.luau:4: bad plan"},
+			"with a failing beforeAll › beforeAll": {Status: "failed", File: "hooks/beforeall.spec.luau", Line: 4, Message: "beforeAll hook: hooks/beforeall.spec.luau:4: setup failed"},
+		} {
+			want.Name = name
+			if got[name] != want {
+				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
+			}
+		}
+		if d.Failed != 4 {
+			t.Fatalf("%+v", d)
+		}
+	})
+
+	t.Run("github reporter and JUnit file", func(t *testing.T) {
+		junit := filepath.Join(t.TempDir(), "junit.xml")
+		out, errOut, code := cliIn(t, specsDir, port, "test", "red", "--reporter", "github", "--junit", junit)
+		if code != 1 {
+			t.Fatalf("exit %d: %s %s", code, out, errOut)
+		}
+		if !strings.Contains(out, "::error file=red/failing.spec.luau,line=7,title=failing › compares numbers::red/failing.spec.luau:7: Expected value") ||
+			!strings.Contains(out, "1 passed, 2 failed, 0 skipped") {
+			t.Fatalf("github output:\n%s", out)
+		}
+		x := readFile(t, junit)
+		if !strings.Contains(x, `<testsuite name="red/failing.spec.luau" tests="3" failures="2" skipped="0">`) {
+			t.Fatalf("junit:\n%s", x)
+		}
+	})
+
+	t.Run("the specs' Output lines name files, on stderr", func(t *testing.T) {
+		out, errOut, code := cliIn(t, specsDir, port, "test", "broken")
+		if code != 1 {
+			t.Fatalf("exit %d: %s %s", code, out, errOut)
+		}
+		if !strings.Contains(errOut, "broken/throws.spec.luau:1: thrown while loading") || strings.Contains(errOut, "StudioBridgeTest_") {
+			t.Fatalf("stderr names the mounted instances:\n%s", errOut)
+		}
+		if !strings.Contains(out, "FAIL broken/throws.spec.luau\n     broken/throws.spec.luau:1\n") || !strings.Contains(out, "\n1 passed, 2 failed, 0 skipped (") {
+			t.Fatalf("summary:\n%s", out)
+		}
+	})
+
+	t.Run("a run too large for the plugin is refused, or runs where the plugin takes chunked requests", func(t *testing.T) {
+		dir := t.TempDir()
+		big := "-- " + strings.Repeat("padding ", 160<<10) + "\nreturn function() it('is big', function() end) end\n"
+		if err := os.WriteFile(filepath.Join(dir, "big.spec.luau"), []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := cliIn(t, dir, port, "test", "--json")
+		switch {
+		case code == 2 && strings.Contains(errOut, "too large for this plugin (name fewer folders)"):
+			// a protocol-1 plugin: one 1 MiB frame (PROTOCOL.md 12.14)
+		case code == 0 && strings.Contains(out, `"passed":1`):
+			// a protocol-2 plugin: chunked requests up to 16 MiB
+		default:
+			t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+		}
+	})
+
+	t.Run("nothing is left in the place", func(t *testing.T) {
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("--root runs specs already in the place, from a clone", func(t *testing.T) {
+		_, errOut, code := cli(t, port, "exec", `local suite = Instance.new("Folder")
+suite.Name = "Suite"
+local helper = Instance.new("ModuleScript")
+helper.Name = "Helper"
+helper.Source = "return { value = 42 }"
+helper.Parent = suite
+local spec = Instance.new("ModuleScript")
+spec.Name = "answer.spec"
+spec.Source = "local Helper = require(script.Parent.Helper)\nreturn function()\n\tit('knows the answer', function()\n\t\texpect(Helper.value).to.equal(41)\n\tend)\nend"
+spec.Parent = suite
+suite.Parent = game:GetService("ReplicatedStorage")`)
+		if code != 0 {
+			t.Fatalf("setup: %s", errOut)
+		}
+		d := testRun(t, port, 1, "--root", "ReplicatedStorage.Suite")
+		if len(d.Tests) != 1 {
+			t.Fatalf("%+v", d)
+		}
+		tc := d.Tests[0]
+		if tc.Name != "knows the answer" || tc.File != "ReplicatedStorage.Suite.answer.spec" || tc.Line != 4 || !strings.HasPrefix(tc.Message, "ReplicatedStorage.Suite.answer.spec:4: Expected value \"41\"") {
+			t.Fatalf("%+v", tc)
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("usage errors: no specs, no TestEZ, no root", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			says string
+		}{
+			{[]string{"green/shared"}, "no specs found in green/shared"},
+			{[]string{"green", "--testez-path", "ReplicatedStorage.Nope"}, `TestEZ = "roblox/testez@0.4.1"`},
+			{[]string{"--root", "ReplicatedStorage.Missing"}, "no such instance"},
+		} {
+			out, errOut, code := cliIn(t, specsDir, port, append([]string{"test"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.says) {
+				t.Fatalf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", tc.args, code, errOut, out, tc.says)
+			}
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("a runner that fails in Studio removes its folder too", func(t *testing.T) {
+		_, errOut, code := cli(t, port, "exec", `local m = Instance.new("ModuleScript")
+m.Name = "BrokenTestEZ"
+m.Source = "error('this is no TestEZ')"
+m.Parent = game:GetService("ReplicatedStorage")`)
+		if code != 0 {
+			t.Fatalf("setup: %s", errOut)
+		}
+		out, errOut, code := cliIn(t, specsDir, port, "test", "green", "--testez-path", "ReplicatedStorage.BrokenTestEZ")
+		if code != 1 || !strings.Contains(errOut, "the runner failed in Studio") {
+			t.Fatalf("exit %d, want 1:\n%s\n%s", code, out, errOut)
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("TestEZ found in a Wally _Index", func(t *testing.T) {
+		move := func(script string) {
+			t.Helper()
+			if _, errOut, code := cli(t, port, "exec", script); code != 0 {
+				t.Fatalf("exec: %s", errOut)
+			}
+		}
+		// Wally's layout: DevPackages._Index["roblox_testez@0.4.1"].testez
+		move(`local dev = game:GetService("ReplicatedStorage").DevPackages
+local index = Instance.new("Folder") index.Name = "_Index" index.Parent = dev
+local pkg = Instance.new("Folder") pkg.Name = "roblox_testez@0.4.1" pkg.Parent = index
+dev.TestEZ.Name = "testez" dev.testez.Parent = pkg`)
+		defer move(`local dev = game:GetService("ReplicatedStorage").DevPackages
+local m = dev._Index["roblox_testez@0.4.1"].testez
+m.Name = "TestEZ" m.Parent = dev dev._Index:Destroy()`)
+		if d := testRun(t, port, 0, "green"); d.Passed != 3 {
+			t.Fatalf("%+v", d)
+		}
+	})
+
+	t.Run("a run that times out is cancelled and its folder removed", func(t *testing.T) {
+		_, errOut, code := cliIn(t, specsDir, port, "test", "slow", "--timeout", "2s")
+		if code != 4 {
+			t.Fatalf("exit %d, want 4 (timeout): %s", code, errOut)
+		}
+		kit.WaitFor(t, 10*time.Second, "the mounted folder to go", func() bool { return leftovers(t, port) == "" })
+	})
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// In Play, test runs in the server DataModel by default, as exec does.
+// (Only edit and server are awaited: whether the Play client connects
+// depends on Studio's localhost rule, which the plugin's protocol 2 work
+// models.)
+func TestTestCommandInPlay(t *testing.T) {
+	port, _, b := startWindow(t, "--quiet", "--play", "--instance", "E2E-TEST-PLAY")
+	kit.WaitFor(t, 20*time.Second, "the edit and server sessions", func() bool {
+		have := map[protocol.Context]bool{}
+		for _, s := range sessions(t, b) {
+			if s.InstanceID == "E2E-TEST-PLAY" {
+				have[s.Context] = true
+			}
+		}
+		return have[protocol.ContextEdit] && have[protocol.ContextServer]
+	})
+	d := testRun(t, port, 0, "green")
+	if d.Passed != 3 || d.Skipped != 1 {
+		t.Fatalf("%+v", d)
+	}
+}
