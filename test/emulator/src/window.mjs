@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { loadClassDb } from './classdb.mjs'
 import { Faults } from './faults.mjs'
 import { loadRojoProject } from './rojo.mjs'
+import { StudioTest } from './studiotest.mjs'
 import { DataModel } from './vm.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -43,6 +44,7 @@ export class Window {
     this.outputListeners = []
     this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
+    this.studioTest = new StudioTest(this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     validateFixture(this.fixture, this.classDb)
     this.signalBehavior = options.signalBehavior ?? this.fixture.signalBehavior ?? 'Deferred'
@@ -160,9 +162,18 @@ export class Window {
   }
 
   async stopPlay() {
+    const wasTesting = this.models.has('server') || this.models.has('client')
     await this.stopModel('client')
     await this.stopModel('server')
     this.runMode = false
+    if (wasTesting) this.studioTest.ended()
+  }
+
+  // Ctrl+Z / Ctrl+Y in the edit DataModel: the step's name, or why not.
+  async history(which) {
+    const edit = this.models.get('edit')
+    if (!edit) throw new Error('no edit DataModel')
+    return edit.command(which)
   }
 
   async setRunState(state) {
