@@ -37,6 +37,10 @@ type ExecData struct {
 	// DroppedLogs counts output lines past the plugin's per-exec cap
 	// (10,000 lines or 4 MiB) that were not captured.
 	DroppedLogs int `json:"droppedLogs,omitempty"`
+	// Undoable (edit DataModel only) says whether the exec is one undo step
+	// in Studio (one ChangeHistoryService recording): false when a recording
+	// could not begin, or the request opted out with "history": false.
+	Undoable *bool `json:"undoable,omitempty"`
 }
 
 // MaxScriptBytes bounds a script; Studio's own source limit is far below.
@@ -97,6 +101,9 @@ var Exec = &Definition{
 		res := &Result{Data: data, Text: b.String()}
 		if data.DroppedLogs > 0 {
 			res.Note = fmt.Sprintf("warning: %d more output lines were not captured (an exec keeps at most 10,000 lines or 4 MiB of output); Studio's Output window has them all", data.DroppedLogs)
+		}
+		if data.Undoable != nil && !*data.Undoable {
+			res.Note = joinNotes(res.Note, "warning: this exec is not one undo step in Studio (another ChangeHistoryService recording was open); Ctrl+Z will not undo it as a whole")
 		}
 		if !data.Success {
 			res.Failure = "script error: " + data.Error
@@ -166,4 +173,12 @@ func looksLikeFile(arg string) bool {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
+}
+
+// joinNotes puts notes on separate lines.
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
 }

@@ -98,7 +98,9 @@ async function checkPersistentGlobals(host, s, label) {
       'return execCounter',
     ].join('\n'),
   })
-  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [] }, label)
+  // one undo step per exec in the edit DataModel (plugin/README.md, exec)
+  const undo = label === 'edit' ? { undoable: true } : {}
+  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [], ...undo }, label)
   r = await host.call(s, 'exec', { script: 'shout("hi")\nexecCounter += 1\nreturn double(4), execCounter, hidden, script, plugin' })
   assert.deepEqual(r.payload.returnValues, [8, 2, null, null, null], label)
   assert.deepEqual(r.progress, [{ level: 'Print', body: 'hi' }], `${label}: captured once, by the calling exec`)
@@ -243,13 +245,14 @@ describe('edit window against a protocol-level host', () => {
       success: true,
       logs: r.progress,
       returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
+      undoable: true,
     })
   })
 
   test('exec: compile and runtime errors are results', async () => {
     let r = await host.call(session, 'exec', { script: 'print("before")\nlocal x = nil\nreturn x.Name' })
     assert.equal(r.ok, true)
-    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }] })
+    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }], undoable: true })
     r = await host.call(session, 'exec', { script: 'return (' })
     assert.equal(r.payload.success, false)
     assert.match(r.payload.error, /^Script:1: Expected identifier/)
@@ -507,6 +510,7 @@ describe('exec in an edit window: all Output while the script runs; one environm
         { level: 'Print', body: 'last words' },
         { level: 'Print', body: 'deferred' },
       ],
+      undoable: true,
     })
     assert.deepEqual(r.progress, r.payload.logs)
   })
@@ -557,6 +561,7 @@ describe('exec with immediate signals (Workspace.SignalBehavior = Immediate)', (
           { level: 'Warning', body: 'two' },
           { level: 'Print', body: 'three 3' },
         ],
+        ...(c === 'edit' ? { undoable: true } : {}),
       }, c)
       assert.deepEqual(plain.progress, plain.payload.logs, c)
     }
