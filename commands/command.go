@@ -182,6 +182,7 @@ var All = []*Definition{
 	Logs,
 	Query,
 	Exec,
+	Play,
 	Serve,
 	InstallPlugin,
 	UninstallPlugin,
