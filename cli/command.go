@@ -124,6 +124,11 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return commands.UsageError{Err: err}
 		}
+		if d.Retarget != nil {
+			if target, err = d.Retarget(args, target); err != nil {
+				return err
+			}
+		}
 		done := func() {}
 		if c.Duration("wait") > 0 {
 			status("waiting for a Studio session…")

@@ -30,6 +30,10 @@ type Definition struct {
 	NeedsSession bool
 	// DefaultContext is used in Play mode when the user names no context.
 	DefaultContext protocol.Context
+	// Retarget, when set, adjusts the session target before the adapter
+	// resolves it (exec --play resolves the window's edit session, to start
+	// a test there, and keeps the context asked for in its arguments).
+	Retarget func(args any, t bridge.Target) (bridge.Target, error)
 	// Mutates marks commands that change Studio state.
 	Mutates bool
 	// MCP exposes the command as an MCP tool.

@@ -159,30 +159,40 @@ func (env *Env) playTimeout() time.Duration {
 }
 
 func playStart(ctx context.Context, env *Env, mode string) (*Result, error) {
-	if mode == "" {
-		mode = "play"
-	}
-	in, err := window(ctx, env.Bridge, env.Session.InstanceID)
+	in, err := StartTest(ctx, env, env.Session.InstanceID, mode, env.playTimeout())
 	if err != nil {
 		return nil, err
 	}
+	return playResult(in), nil
+}
+
+// StartTest starts a test (mode play or run) in the window, which must be
+// in Edit mode, and waits at most timeout until the test's sessions are
+// connected.
+func StartTest(ctx context.Context, env *Env, instanceID, mode string, timeout time.Duration) (bridge.Instance, error) {
+	if mode == "" {
+		mode = "play"
+	}
+	in, err := window(ctx, env.Bridge, instanceID)
+	if err != nil {
+		return in, err
+	}
 	if st := windowState(in); st != protocol.StateEdit {
-		return nil, &protocol.Error{Code: protocol.CodeBusy, Message: fmt.Sprintf("Studio is already in %s mode; run `studio-bridge play stop` first.", st)}
+		return in, &protocol.Error{Code: protocol.CodeBusy, Message: fmt.Sprintf("Studio is already in %s mode; run `studio-bridge play stop` first.", st)}
 	}
 	edit, ok := in.Get(protocol.ContextEdit)
 	if !ok {
-		return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "This Studio window has no edit session connected; play start needs one."}
+		return in, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "This Studio window has no edit session connected; starting a test needs one."}
 	}
-	timeout := env.playTimeout()
 	start := time.Now()
 	done := env.StatusAfter(fmt.Sprintf("starting %s…", mode))
 	defer done()
 	raw, _ := json.Marshal(map[string]string{"action": "start", "mode": mode})
 	if _, err := env.Bridge.Call(ctx, edit.SessionID, "play", raw, bridge.CallOptions{Timeout: timeout}); err != nil {
 		if protocol.CodeOf(err) == protocol.CodeUnknownAction {
-			return nil, &protocol.Error{Code: protocol.CodeCapabilityUnsupported, Message: "This Studio's studio-bridge plugin cannot control playtests; update it with `studio-bridge install-plugin` and restart Studio."}
+			return in, &protocol.Error{Code: protocol.CodeCapabilityUnsupported, Message: "This Studio's studio-bridge plugin cannot control playtests; update it with `studio-bridge install-plugin` and restart Studio."}
 		}
-		return nil, err
+		return in, err
 	}
 	want := []protocol.Context{protocol.ContextServer}
 	if mode == "play" {
@@ -197,13 +207,10 @@ func playStart(ctx context.Context, env *Env, mode string) (*Result, error) {
 		return true
 	})
 	if errors.Is(err, errWaitTimeout) {
-		return nil, &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Play control timed out after %s: Studio started the test, but its %s session did not connect (is the plugin enabled in Play DataModels?).",
+		return in, &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Play control timed out after %s: Studio started the test, but its %s session did not connect (is the plugin enabled in Play DataModels?).",
 			humanDuration(timeout), missing(in, want))}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return playResult(in), nil
+	return in, err
 }
 
 func missing(in bridge.Instance, want []protocol.Context) string {
@@ -226,7 +233,7 @@ func playStop(ctx context.Context, env *Env) (*Result, error) {
 		res.Note = "Studio is already in Edit mode."
 		return res, nil
 	}
-	if err := EndTest(ctx, env, in); err != nil {
+	if err := EndTest(ctx, env, in, env.playTimeout()); err != nil {
 		return nil, err
 	}
 	return playResult(stoppedWindow(ctx, env, in.ID)), nil
@@ -235,12 +242,11 @@ func playStop(ctx context.Context, env *Env) (*Result, error) {
 // EndTest ends the window's test: play stop relayed to its server session
 // (StudioTestService:EndTest works only there), then waits until the test's
 // sessions are gone. Its error says why the window may still be in a test.
-func EndTest(ctx context.Context, env *Env, in bridge.Instance) error {
+func EndTest(ctx context.Context, env *Env, in bridge.Instance, timeout time.Duration) error {
 	server, ok := in.Get(protocol.ContextServer)
 	if !ok {
 		return &protocol.Error{Code: protocol.CodeSessionNotFound, Message: "Cannot stop the test: its server session is not connected (StudioTestService:EndTest works only in the server DataModel). Stop it in Studio."}
 	}
-	timeout := env.playTimeout()
 	start := time.Now()
 	done := env.StatusAfter("stopping the test…")
 	defer done()

@@ -37,6 +37,15 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
 			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
+		if d.NeedsSession && d.Retarget != nil {
+			if target, err = d.Retarget(args, target); err != nil {
+				var usage commands.UsageError
+				if errors.As(err, &usage) {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
+				}
+				return errorResult(err, target), nil
+			}
+		}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				return errorResult(err, target), nil
