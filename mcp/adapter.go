@@ -198,7 +198,7 @@ func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
 		body["detail"] = hint // which part of a path exists
 	}
 	var re *bridge.ResolveError
-	if errors.As(err, &re) && re.Kind == bridge.MultipleInstances {
+	if errors.As(err, &re) && (re.Kind == bridge.MultipleInstances || re.Kind == bridge.AmbiguousSession) {
 		body["sessions"] = re.Sessions
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: marshalText(body)}}}
