@@ -12,7 +12,7 @@ import (
 )
 
 // Descriptions of the arguments every session-scoped tool gets.
-const sessionIDDesc = "Target session ID. Optional if only one Studio instance is connected."
+const sessionIDDesc = "Target session: a session ID, a Studio window's instanceId, or a unique prefix of either (at least 4 characters). Optional if only one Studio instance is connected, or if only one has the context you ask for."
 
 func contextDesc(d *commands.Definition) string {
 	if d.DefaultContext == protocol.ContextServer {
