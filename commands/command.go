@@ -38,6 +38,10 @@ type Definition struct {
 	Mutates bool
 	// MCP exposes the command as an MCP tool.
 	MCP bool
+	// LargeOutput marks results that can be large (an exec's output, logs,
+	// a query's tree): MCP caps them (maxOutputBytes) so one answer cannot
+	// flood an agent's context. The CLI prints everything.
+	LargeOutput bool
 	// Timeout is the command's default action timeout.
 	Timeout time.Duration
 	// Noun names the command's action in timeout messages ("State query

@@ -67,6 +67,7 @@ var Exec = &Definition{
 	Mutates:        true,
 	Retarget:       retargetTest,
 	Output:         ExecData{},
+	LargeOutput:    true,
 	MCP:            true,
 	Timeout:        120 * time.Second,
 	Noun:           "Script execution",

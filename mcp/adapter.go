@@ -29,7 +29,7 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		timeout = opts.Timeout
 	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args, target, err := decodeInput(d, req.Params.Arguments)
+		args, target, maxOut, err := decodeInput(d, req.Params.Arguments)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
 		}
@@ -67,11 +67,17 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		if res.Unavailable != "" {
 			return errorResult(errors.New(res.Unavailable), target), nil
 		}
-		out := &sdk.CallToolResult{StructuredContent: res.Data}
+		data := res.Data
+		if d.LargeOutput {
+			if data, err = capOutput(data, maxOut); err != nil {
+				return errorResult(err, target), nil
+			}
+		}
+		out := &sdk.CallToolResult{StructuredContent: data}
 		if res.Image != nil {
 			out.Content = []sdk.Content{&sdk.ImageContent{Data: res.Image, MIMEType: "image/png"}}
 		} else {
-			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(res.Data)}}
+			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(data)}}
 		}
 		return out, nil
 	}
@@ -79,7 +85,13 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 
 // decodeInput checks tool arguments against the command's arguments (types,
 // enums, required, no unknown properties) and fills its Args struct.
-func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, error) {
+func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, int, error) {
+	maxOut := DefaultMaxOutput
+	args, target, err := decodeArgs(d, raw, &maxOut)
+	return args, target, maxOut, err
+}
+
+func decodeArgs(d *commands.Definition, raw json.RawMessage, maxOut *int) (any, bridge.Target, error) {
 	target := bridge.Target{DefaultContext: d.DefaultContext}
 	in := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
@@ -106,6 +118,12 @@ func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Targe
 			if err := json.Unmarshal(v, &target.SessionID); err != nil {
 				return nil, target, fmt.Errorf("sessionId must be a string")
 			}
+		case d.LargeOutput && k == "maxOutputBytes":
+			var n float64
+			if err := json.Unmarshal(v, &n); err != nil || n != float64(int(n)) || n < MinMaxOutput || n > MaxMaxOutput {
+				return nil, target, fmt.Errorf("maxOutputBytes must be a whole number from %d to %d", MinMaxOutput, MaxMaxOutput)
+			}
+			*maxOut = int(n)
 		case d.NeedsSession && k == "context":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
@@ -181,6 +199,9 @@ func propertyList(d *commands.Definition) string {
 		if !a.NoMCP {
 			names = append(names, a.Name)
 		}
+	}
+	if d.LargeOutput {
+		names = append(names, "maxOutputBytes")
 	}
 	if len(names) == 0 {
 		return "no properties"
