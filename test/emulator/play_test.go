@@ -49,7 +49,7 @@ func playJSON(t *testing.T, port int, args ...string) (playData, string, int) {
 }
 
 func TestPlayControlCLI(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-PLAY", "--quiet")
+	port, studio, b := startWindow(t, "--instance", "E2E-PLAY", "--quiet")
 	waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit)
 
 	if d, stderr, code := playJSON(t, port, "status"); code != 0 || d.State != "Edit" || d.contexts() != "edit" {
@@ -70,6 +70,16 @@ func TestPlayControlCLI(t *testing.T) {
 	if d, _, code := playJSON(t, port, "status"); code != 0 || d.State != "Play" {
 		t.Fatalf("status in Play: exit %d, %+v", code, d)
 	}
+	studio.Send(t, "pause") // the Pause button
+	kit.WaitFor(t, 15*time.Second, "status Paused", func() bool {
+		d, _, code := playJSON(t, port, "status")
+		return code == 0 && d.State == "Paused"
+	})
+	studio.Send(t, "resume")
+	kit.WaitFor(t, 15*time.Second, "status Play again", func() bool {
+		d, _, code := playJSON(t, port, "status")
+		return code == 0 && d.State == "Play"
+	})
 	if _, stderr, code := playJSON(t, port, "start"); code != 1 || !strings.Contains(stderr, "already in Play mode") {
 		t.Fatalf("a second start: exit %d, stderr %q", code, stderr)
 	}
