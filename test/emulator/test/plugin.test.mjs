@@ -285,6 +285,20 @@ describe('edit window against a protocol-level host', () => {
     assert.deepEqual(third.payload.returnValues, [2])
   })
 
+  test('exec: a cancelled script is still one undo step (History)', async () => {
+    const pending = host.call(session, 'exec', { script: '-- half done\nInstance.new("Folder", workspace).Name = "HalfDone"\ntask.wait(30)' })
+    const id = session.lastRequestId
+    await new Promise((r) => setTimeout(r, 100))
+    host.cancel(session, id)
+    assert.equal((await pending).error.code, 'CANCELLED')
+    const here = 'return workspace:FindFirstChild("HalfDone") ~= nil'
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [true])
+    assert.equal(await window.history('undo'), '-- half done')
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [false])
+    assert.equal(await window.history('redo'), '-- half done')
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [true])
+  })
+
   test('logs: tail, head, levels, internal', async () => {
     await window.models.get('edit').command('print', 'log-a')
     await window.models.get('edit').command('warn', 'log-b')
