@@ -3,20 +3,30 @@ package bridge
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
 // Target says which session a command wants. Zero values mean "pick for me".
 type Target struct {
-	// SessionID names one session exactly.
+	// SessionID names a session: its id, its window's instanceId (the
+	// context then picks the DataModel), or a unique prefix of either of at
+	// least MinPrefix characters.
 	SessionID string
-	// Context picks a DataModel of the one connected Studio instance.
+	// Context picks a DataModel of the one connected Studio instance, or,
+	// given explicitly with several instances connected, the one instance
+	// that has that context.
 	Context protocol.Context
 	// DefaultContext is the command's choice in Play mode when Context is
-	// unset: edit for read-only commands, server for mutating ones.
+	// unset: edit for read-only commands, server for mutating ones. It
+	// never picks a window among several.
 	DefaultContext protocol.Context
 }
+
+// MinPrefix is the shortest id prefix a target may give: shorter ones
+// match too much to be what anyone meant.
+const MinPrefix = 4
 
 // ResolveErrorKind classifies why resolution failed.
 type ResolveErrorKind int
@@ -27,6 +37,9 @@ const (
 	SessionNotFound
 	ContextUnavailable
 	MultipleInstances
+	// AmbiguousSession: the id prefix matches several sessions or windows;
+	// Sessions lists the candidates.
+	AmbiguousSession
 )
 
 // ResolveError explains a failed resolution; Sessions lists what the user
@@ -41,17 +54,11 @@ type ResolveError struct {
 
 func (e *ResolveError) Error() string { return e.msg }
 
-// Resolve picks the session a command should talk to, following the design
-// brief's table. It is a pure function of its inputs.
+// Resolve picks the session a command should talk to, following the table
+// in README.md ("Which session?"). It is a pure function of its inputs.
 func Resolve(sessions []protocol.SessionInfo, t Target) (protocol.SessionInfo, error) {
 	if t.SessionID != "" {
-		for _, s := range sessions {
-			if s.SessionID == t.SessionID {
-				return s, nil
-			}
-		}
-		return protocol.SessionInfo{}, &ResolveError{Kind: SessionNotFound, ID: t.SessionID, Sessions: sessions,
-			msg: fmt.Sprintf("Session not found: %s", t.SessionID)}
+		return resolveID(sessions, t)
 	}
 	instances := GroupByInstance(sessions)
 	switch len(instances) {
@@ -59,11 +66,79 @@ func Resolve(sessions []protocol.SessionInfo, t Target) (protocol.SessionInfo, e
 		return protocol.SessionInfo{}, &ResolveError{Kind: NoSessions,
 			msg: "No active sessions. Is Studio running with the studio-bridge plugin installed?"}
 	case 1:
-	default:
-		return protocol.SessionInfo{}, &ResolveError{Kind: MultipleInstances, Sessions: sessions,
-			msg: "Multiple Studio instances connected. Specify a sessionId."}
+		return resolveIn(instances[0], t)
 	}
-	inst := instances[0]
+	// Several windows: an explicit context picks the one window that has
+	// it (`--context server` while one window plays); a default never does.
+	if t.Context != "" {
+		var with []Instance
+		for _, in := range instances {
+			if _, ok := in.Get(t.Context); ok {
+				with = append(with, in)
+			}
+		}
+		if len(with) == 1 {
+			return resolveIn(with[0], t)
+		}
+	}
+	return protocol.SessionInfo{}, &ResolveError{Kind: MultipleInstances, Sessions: sessions,
+		msg: "Multiple Studio instances connected. Specify a sessionId."}
+}
+
+// resolveID resolves a named target: an exact session id, an exact
+// instanceId, or a unique prefix of one of them.
+func resolveID(sessions []protocol.SessionInfo, t Target) (protocol.SessionInfo, error) {
+	id := t.SessionID
+	for _, s := range sessions {
+		if s.SessionID == id {
+			return s, nil
+		}
+	}
+	byInstance := GroupByInstance(sessions)
+	for _, in := range byInstance {
+		if in.ID == id {
+			return resolveIn(in, t)
+		}
+	}
+	notFound := func(msg string) error {
+		return &ResolveError{Kind: SessionNotFound, ID: id, Sessions: sessions, msg: msg}
+	}
+	if len(id) < MinPrefix {
+		return protocol.SessionInfo{}, notFound(fmt.Sprintf("Session not found: %s (an id prefix needs at least %d characters)", id, MinPrefix))
+	}
+	var matched []protocol.SessionInfo
+	var windows []Instance
+	for _, in := range byInstance {
+		if strings.HasPrefix(in.ID, id) {
+			windows = append(windows, in)
+			continue
+		}
+		for _, s := range in.Sessions {
+			if strings.HasPrefix(s.SessionID, id) {
+				matched = append(matched, s)
+			}
+		}
+	}
+	switch {
+	case len(matched) == 1 && len(windows) == 0:
+		return matched[0], nil
+	case len(matched) == 0 && len(windows) == 1:
+		return resolveIn(windows[0], t)
+	case len(matched)+len(windows) > 1:
+		var candidates []protocol.SessionInfo
+		for _, in := range windows {
+			candidates = append(candidates, in.Sessions...)
+		}
+		candidates = SortSessions(append(candidates, matched...))
+		return protocol.SessionInfo{}, &ResolveError{Kind: AmbiguousSession, ID: id, Sessions: candidates,
+			msg: fmt.Sprintf("%q matches more than one session or Studio instance; give more of the id", id)}
+	}
+	return protocol.SessionInfo{}, notFound(fmt.Sprintf("Session not found: %s", id))
+}
+
+// resolveIn picks the session of one window by context: the rules for a
+// single connected Studio.
+func resolveIn(inst Instance, t Target) (protocol.SessionInfo, error) {
 	if !inst.Playing() {
 		if t.Context == "" || t.Context == protocol.ContextEdit {
 			if s, ok := inst.Get(protocol.ContextEdit); ok {

@@ -32,7 +32,7 @@ func TestResolve(t *testing.T) {
 			msg: "No active sessions. Is Studio running with the studio-bridge plugin installed?"},
 		{name: "0 instances, no id, context set", target: Target{Context: protocol.ContextServer}, kind: NoSessions,
 			msg: "No active sessions. Is Studio running with the studio-bridge plugin installed?"},
-		{name: "0 instances, id", target: Target{SessionID: "x"}, kind: SessionNotFound, msg: "Session not found: x"},
+		{name: "0 instances, id", target: Target{SessionID: "x"}, kind: SessionNotFound, msg: "Session not found: x (an id prefix needs at least 4 characters)"},
 		{name: "edit, context unset", sessions: []protocol.SessionInfo{editA}, want: "a-edit"},
 		{name: "edit, context edit", sessions: []protocol.SessionInfo{editA}, target: Target{Context: protocol.ContextEdit}, want: "a-edit"},
 		{name: "edit, mutating default", sessions: []protocol.SessionInfo{editA}, target: Target{DefaultContext: protocol.ContextServer}, want: "a-edit"},
@@ -51,11 +51,50 @@ func TestResolve(t *testing.T) {
 		{name: "one instance, id", sessions: play, target: Target{SessionID: "b-client", Context: protocol.ContextServer}, want: "b-client"},
 		{name: "one instance, unknown id", sessions: play, target: Target{SessionID: "nope"}, kind: SessionNotFound, msg: "Session not found: nope"},
 		{name: "N instances, no id", sessions: twoInstances, kind: MultipleInstances, msg: "Multiple Studio instances connected. Specify a sessionId."},
-		{name: "N instances, no id, context", sessions: twoInstances, target: Target{Context: protocol.ContextServer}, kind: MultipleInstances,
+		{name: "N instances, no id, explicit context only one window has", sessions: twoInstances, target: Target{Context: protocol.ContextServer}, want: "b-server"},
+		{name: "N instances, no id, explicit context every window has", sessions: twoInstances, target: Target{Context: protocol.ContextEdit}, kind: MultipleInstances,
 			msg: "Multiple Studio instances connected. Specify a sessionId."},
+		{name: "N instances, no id, a default context never picks a window", sessions: twoInstances, target: Target{DefaultContext: protocol.ContextServer}, kind: MultipleInstances,
+			msg: "Multiple Studio instances connected. Specify a sessionId."},
+		{name: "N instances, no id, explicit context no window has", sessions: []protocol.SessionInfo{editA, sess("c-edit", "C", protocol.ContextEdit, protocol.StateEdit)},
+			target: Target{Context: protocol.ContextClient}, kind: MultipleInstances, msg: "Multiple Studio instances connected. Specify a sessionId."},
+		{name: "N instances, explicit context two windows have", sessions: append(append([]protocol.SessionInfo{}, play...), sess("d-edit", "D", protocol.ContextEdit, protocol.StatePlay), sess("d-server", "D", protocol.ContextServer, protocol.StateServer)),
+			target: Target{Context: protocol.ContextServer}, kind: MultipleInstances, msg: "Multiple Studio instances connected. Specify a sessionId."},
 		{name: "N instances, id", sessions: twoInstances, target: Target{SessionID: "a-edit"}, want: "a-edit"},
-		{name: "N instances, unknown id", sessions: twoInstances, target: Target{SessionID: "zzz"}, kind: SessionNotFound, msg: "Session not found: zzz"},
+		{name: "N instances, unknown id", sessions: twoInstances, target: Target{SessionID: "zzzz"}, kind: SessionNotFound, msg: "Session not found: zzzz"},
+		{name: "N instances, unknown short id", sessions: twoInstances, target: Target{SessionID: "zzz"}, kind: SessionNotFound,
+			msg: "Session not found: zzz (an id prefix needs at least 4 characters)"},
 	}
+	// Ids people type: a unique prefix (at least MinPrefix characters) of a
+	// session id or an instanceId, or a whole instanceId.
+	one := sess("1111aaaa-edit", "WIN-ONE", protocol.ContextEdit, protocol.StateEdit)
+	twoEdit := sess("2222bbbb-edit", "WIN-TWO", protocol.ContextEdit, protocol.StatePlay)
+	twoServer := sess("2222cccc-server", "WIN-TWO", protocol.ContextServer, protocol.StateServer)
+	twoClient := sess("3333dddd-client", "WIN-TWO", protocol.ContextClient, protocol.StateClient)
+	typed := []protocol.SessionInfo{one, twoEdit, twoServer, twoClient}
+	tests = append(tests, []struct {
+		name     string
+		sessions []protocol.SessionInfo
+		target   Target
+		want     string
+		kind     ResolveErrorKind
+		msg      string
+	}{
+		{name: "prefix of one session id", sessions: typed, target: Target{SessionID: "1111"}, want: "1111aaaa-edit"},
+		{name: "longer prefix tells two apart", sessions: typed, target: Target{SessionID: "2222c"}, want: "2222cccc-server"},
+		{name: "prefix of two session ids", sessions: typed, target: Target{SessionID: "2222"}, kind: AmbiguousSession,
+			msg: `"2222" matches more than one session or Studio instance; give more of the id`},
+		{name: "instanceId, the default context picks", sessions: typed, target: Target{SessionID: "WIN-TWO", DefaultContext: protocol.ContextServer}, want: "2222cccc-server"},
+		{name: "instanceId, explicit context", sessions: typed, target: Target{SessionID: "WIN-TWO", Context: protocol.ContextClient}, want: "3333dddd-client"},
+		{name: "instanceId in Edit, context server", sessions: typed, target: Target{SessionID: "WIN-ONE", Context: protocol.ContextServer}, kind: ContextUnavailable,
+			msg: "No server context available. Studio is in Edit mode."},
+		{name: "prefix of one instanceId", sessions: typed, target: Target{SessionID: "WIN-T"}, want: "2222bbbb-edit"},
+		{name: "prefix of two instanceIds", sessions: typed, target: Target{SessionID: "WIN-"}, kind: AmbiguousSession,
+			msg: `"WIN-" matches more than one session or Studio instance; give more of the id`},
+		{name: "prefix too short", sessions: typed, target: Target{SessionID: "111"}, kind: SessionNotFound,
+			msg: "Session not found: 111 (an id prefix needs at least 4 characters)"},
+		{name: "prefix of nothing", sessions: typed, target: Target{SessionID: "9999"}, kind: SessionNotFound, msg: "Session not found: 9999"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Resolve(tt.sessions, tt.target)
@@ -74,6 +113,9 @@ func TestResolve(t *testing.T) {
 			}
 			if re.Kind == MultipleInstances && len(re.Sessions) != len(tt.sessions) {
 				t.Fatalf("multiple-instances error lists %d sessions, want %d", len(re.Sessions), len(tt.sessions))
+			}
+			if re.Kind == AmbiguousSession && len(re.Sessions) < 2 {
+				t.Fatalf("an ambiguous id lists %d candidates, want them all", len(re.Sessions))
 			}
 		})
 	}

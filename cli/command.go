@@ -35,7 +35,7 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd.Flags = append(cmd.Flags, globalFlags()...)
 	if d.NeedsSession {
 		cmd.Flags = append(cmd.Flags,
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "target session `ID` (see `studio-bridge sessions`)"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "target session `ID`: a session id, a window's instanceId, or a unique prefix of either (4+ characters; see `studio-bridge sessions`)"},
 			&cli.StringFlag{Name: "context", Usage: "target DataModel: edit, server or client"},
 			&cli.DurationFlag{Name: "wait", Usage: "wait up to `DURATION` for a matching Studio session to connect (CI starting Studio)"},
 		)
@@ -123,6 +123,11 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		target := bridge.Target{SessionID: c.String("session"), DefaultContext: d.DefaultContext}
 		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return commands.UsageError{Err: err}
+		}
+		if d.Retarget != nil {
+			if target, err = d.Retarget(args, target); err != nil {
+				return err
+			}
 		}
 		done := func() {}
 		if c.Duration("wait") > 0 {

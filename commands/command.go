@@ -30,10 +30,18 @@ type Definition struct {
 	NeedsSession bool
 	// DefaultContext is used in Play mode when the user names no context.
 	DefaultContext protocol.Context
+	// Retarget, when set, adjusts the session target before the adapter
+	// resolves it (exec --play resolves the window's edit session, to start
+	// a test there, and keeps the context asked for in its arguments).
+	Retarget func(args any, t bridge.Target) (bridge.Target, error)
 	// Mutates marks commands that change Studio state.
 	Mutates bool
 	// MCP exposes the command as an MCP tool.
 	MCP bool
+	// LargeOutput marks results that can be large (an exec's output, logs,
+	// a query's tree): MCP caps them (maxOutputBytes) so one answer cannot
+	// flood an agent's context. The CLI prints everything.
+	LargeOutput bool
 	// Timeout is the command's default action timeout.
 	Timeout time.Duration
 	// Noun names the command's action in timeout messages ("State query
@@ -187,6 +195,7 @@ var All = []*Definition{
 	Query,
 	Test,
 	Exec,
+	Play,
 	Serve,
 	InstallPlugin,
 	UninstallPlugin,

@@ -26,6 +26,13 @@ type ExecArgs struct {
 	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
 	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
 	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx as a Saved version first, then run against exactly that version"`
+	// Play and Run wrap the script in a playtest (exec_play.go).
+	Play bool `json:"play" usage:"start a playtest (server and client), run the script in it (the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run the script in it (the server unless context is 'client'), then stop the test: one call for edit, play, observe, stop. The window must be in Edit mode."`
+	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
+
+	// testContext is the DataModel of the test the script runs in, set by
+	// Retarget for --play and --run.
+	testContext protocol.Context
 }
 
 // ExecData is the exec command's output.
@@ -37,6 +44,10 @@ type ExecData struct {
 	// DroppedLogs counts output lines past the plugin's per-exec cap
 	// (10,000 lines or 4 MiB) that were not captured.
 	DroppedLogs int `json:"droppedLogs,omitempty"`
+	// Undoable (edit DataModel only) says whether the exec is one undo step
+	// in Studio (one ChangeHistoryService recording): false when a recording
+	// could not begin, or the request opted out with "history": false.
+	Undoable *bool `json:"undoable,omitempty"`
 }
 
 // MaxScriptBytes bounds a script; Studio's own source limit is far below.
@@ -54,7 +65,9 @@ var Exec = &Definition{
 	Standalone:     func(a any) bool { return a.(*ExecArgs).Cloud || a.(*ExecArgs).cloudFlag() != "" },
 	DefaultContext: protocol.ContextServer,
 	Mutates:        true,
+	Retarget:       retargetTest,
 	Output:         ExecData{},
+	LargeOutput:    true,
 	MCP:            true,
 	Timeout:        120 * time.Second,
 	Noun:           "Script execution",
@@ -73,36 +86,61 @@ var Exec = &Definition{
 			return nil, UsageError{errors.New("exec: the script is empty")}
 		}
 		if args.Cloud || args.cloudFlag() != "" {
+			if args.Play || args.Run {
+				return nil, UsageError{errors.New("exec: --play and --run need Studio; they do not combine with --cloud")}
+			}
 			return runCloud(ctx, env, args)
 		}
-		var data ExecData
-		err := action(ctx, env, "exec", args, &data, func(p json.RawMessage) {
-			var l Line
-			if json.Unmarshal(p, &l) == nil {
-				env.emit(l)
-			}
-		})
+		if args.Play || args.Run {
+			return runInTest(ctx, env, args)
+		}
+		data, err := execScript(ctx, env, args.Script)
 		if err != nil {
 			return nil, err
 		}
-		if data.Logs == nil {
-			data.Logs = []Line{}
-		}
-		var b strings.Builder
-		for _, v := range data.ReturnValues {
-			var x any
-			_ = json.Unmarshal(v, &x)
-			b.WriteString(FormatValue(x) + "\n")
-		}
-		res := &Result{Data: data, Text: b.String()}
-		if data.DroppedLogs > 0 {
-			res.Note = fmt.Sprintf("warning: %d more output lines were not captured (an exec keeps at most 10,000 lines or 4 MiB of output); Studio's Output window has them all", data.DroppedLogs)
-		}
-		if !data.Success {
-			res.Failure = "script error: " + data.Error
-		}
-		return res, nil
+		return execResult(data), nil
 	},
+}
+
+// execPayload is what the plugin's exec action reads.
+type execPayload struct {
+	Script string `json:"script"`
+}
+
+// execScript runs source in env.Session, streaming its output.
+func execScript(ctx context.Context, env *Env, source string) (ExecData, error) {
+	var data ExecData
+	err := action(ctx, env, "exec", execPayload{Script: source}, &data, func(p json.RawMessage) {
+		var l Line
+		if json.Unmarshal(p, &l) == nil {
+			env.emit(l)
+		}
+	})
+	return data, err
+}
+
+// execResult renders an exec's answer.
+func execResult(data ExecData) *Result {
+	if data.Logs == nil {
+		data.Logs = []Line{}
+	}
+	var b strings.Builder
+	for _, v := range data.ReturnValues {
+		var x any
+		_ = json.Unmarshal(v, &x)
+		b.WriteString(FormatValue(x) + "\n")
+	}
+	res := &Result{Data: data, Text: b.String()}
+	if data.DroppedLogs > 0 {
+		res.Note = fmt.Sprintf("warning: %d more output lines were not captured (an exec keeps at most 10,000 lines or 4 MiB of output); Studio's Output window has them all", data.DroppedLogs)
+	}
+	if data.Undoable != nil && !*data.Undoable {
+		res.Note = joinNotes(res.Note, "warning: this exec is not one undo step in Studio (another ChangeHistoryService recording was open); Ctrl+Z will not undo it as a whole")
+	}
+	if !data.Success {
+		res.Failure = "script error: " + data.Error
+	}
+	return res
 }
 
 // LoadScript turns exec's CLI argument into source: "-" reads stdin; an
@@ -166,4 +204,12 @@ func looksLikeFile(arg string) bool {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
+}
+
+// joinNotes puts notes on separate lines.
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
 }

@@ -51,6 +51,7 @@ var Logs = &Definition{
 	DefaultContext: protocol.ContextEdit,
 	Output:         LogsData{},
 	MCP:            true,
+	LargeOutput:    true,
 	Timeout:        10 * time.Second,
 	Noun:           "Log query",
 	DataLines:      true,

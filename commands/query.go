@@ -62,6 +62,7 @@ var Query = &Definition{
 	DefaultContext: protocol.ContextEdit,
 	Output:         QueryData{},
 	MCP:            true,
+	LargeOutput:    true,
 	Timeout:        10 * time.Second,
 	Noun:           "DataModel query",
 	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {

@@ -34,7 +34,7 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		timeout = opts.Timeout
 	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args, target, err := decodeInput(d, req.Params.Arguments)
+		args, target, maxOut, err := decodeInput(d, req.Params.Arguments)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
 		}
@@ -42,6 +42,15 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		defer settle()
 		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
 			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
+		if d.NeedsSession && d.Retarget != nil {
+			if target, err = d.Retarget(args, target); err != nil {
+				var usage commands.UsageError
+				if errors.As(err, &usage) {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
+				}
+				return errorResult(err, target), nil
+			}
+		}
 		if d.NeedsSession {
 			if env.Session, err = conn.Resolve(ctx, target); err != nil {
 				if cerr := connectError(err); cerr != nil {
@@ -69,11 +78,17 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		if res.Unavailable != "" {
 			return errorResult(errors.New(res.Unavailable), target), nil
 		}
-		out := &sdk.CallToolResult{StructuredContent: res.Data}
+		data := res.Data
+		if d.LargeOutput {
+			if data, err = capOutput(data, maxOut); err != nil {
+				return errorResult(err, target), nil
+			}
+		}
+		out := &sdk.CallToolResult{StructuredContent: data}
 		if res.Image != nil {
 			out.Content = []sdk.Content{&sdk.ImageContent{Data: res.Image, MIMEType: "image/png"}}
 		} else {
-			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(res.Data)}}
+			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(data)}}
 		}
 		return out, nil
 	}
@@ -81,7 +96,13 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 
 // decodeInput checks tool arguments against the command's arguments (types,
 // enums, required, no unknown properties) and fills its Args struct.
-func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, error) {
+func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, int, error) {
+	maxOut := DefaultMaxOutput
+	args, target, err := decodeArgs(d, raw, &maxOut)
+	return args, target, maxOut, err
+}
+
+func decodeArgs(d *commands.Definition, raw json.RawMessage, maxOut *int) (any, bridge.Target, error) {
 	target := bridge.Target{DefaultContext: d.DefaultContext}
 	in := map[string]json.RawMessage{}
 	if len(raw) > 0 && string(raw) != "null" {
@@ -108,6 +129,12 @@ func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Targe
 			if err := json.Unmarshal(v, &target.SessionID); err != nil {
 				return nil, target, fmt.Errorf("sessionId must be a string")
 			}
+		case d.LargeOutput && k == "maxOutputBytes":
+			var n float64
+			if err := json.Unmarshal(v, &n); err != nil || n != float64(int(n)) || n < MinMaxOutput || n > MaxMaxOutput {
+				return nil, target, fmt.Errorf("maxOutputBytes must be a whole number from %d to %d", MinMaxOutput, MaxMaxOutput)
+			}
+			*maxOut = int(n)
 		case d.NeedsSession && k == "context":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
@@ -184,6 +211,9 @@ func propertyList(d *commands.Definition) string {
 			names = append(names, a.Name)
 		}
 	}
+	if d.LargeOutput {
+		names = append(names, "maxOutputBytes")
+	}
 	if len(names) == 0 {
 		return "no properties"
 	}
@@ -217,7 +247,7 @@ func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
 		body["detail"] = hint // which part of a path exists
 	}
 	var re *bridge.ResolveError
-	if errors.As(err, &re) && re.Kind == bridge.MultipleInstances {
+	if errors.As(err, &re) && (re.Kind == bridge.MultipleInstances || re.Kind == bridge.AmbiguousSession) {
 		body["sessions"] = re.Sessions
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: marshalText(body)}}}

@@ -120,7 +120,7 @@ func TestToolsGolden(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, ","); got != "studio_exec,studio_logs,studio_query,studio_screenshot,studio_sessions,studio_state,studio_test" {
+	if got := strings.Join(names, ","); got != "studio_exec,studio_logs,studio_play,studio_query,studio_screenshot,studio_sessions,studio_state,studio_test" {
 		t.Fatalf("tools: %s", got)
 	}
 	got, _ := json.MarshalIndent(list.Tools, "", "  ")

@@ -12,7 +12,7 @@ import (
 )
 
 // Descriptions of the arguments every session-scoped tool gets.
-const sessionIDDesc = "Target session ID. Optional if only one Studio instance is connected."
+const sessionIDDesc = "Target session: a session ID, a Studio window's instanceId, or a unique prefix of either (at least 4 characters). Optional if only one Studio instance is connected, or if only one has the context you ask for."
 
 func contextDesc(d *commands.Definition) string {
 	if d.DefaultContext == protocol.ContextServer {
@@ -58,6 +58,9 @@ func InputSchema(d *commands.Definition) map[string]any {
 		if a.Required || a.MCPOnly {
 			required = append(required, a.Name)
 		}
+	}
+	if d.LargeOutput {
+		props["maxOutputBytes"] = map[string]any{"type": "integer", "minimum": MinMaxOutput, "maximum": MaxMaxOutput, "default": DefaultMaxOutput, "description": maxOutputDesc}
 	}
 	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
@@ -159,4 +162,15 @@ func addFields(t reflect.Type, props map[string]any, required *[]string) {
 			*required = append(*required, name)
 		}
 	}
+}
+
+// ToolOutputSchema is a tool's output schema: its result's, plus for
+// capped tools the top-level fields a cut result carries.
+func ToolOutputSchema(d *commands.Definition) map[string]any {
+	s := OutputSchema(d.Output)
+	if props, ok := s["properties"].(map[string]any); ok && d.LargeOutput {
+		props["truncated"] = map[string]any{"type": "boolean", "description": "The result was cut to maxOutputBytes (or the plugin cut it)."}
+		props["totalBytes"] = map[string]any{"type": "integer", "description": "With truncated: the size of the whole result's JSON."}
+	}
+	return s
 }

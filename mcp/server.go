@@ -138,7 +138,7 @@ func Tool(d *commands.Definition) *sdk.Tool {
 		Name:         ToolName(d),
 		Description:  desc,
 		InputSchema:  InputSchema(d),
-		OutputSchema: OutputSchema(d.Output),
+		OutputSchema: ToolOutputSchema(d),
 		Annotations: &sdk.ToolAnnotations{
 			ReadOnlyHint:   !d.Mutates,
 			IdempotentHint: !d.Mutates,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
@@ -134,63 +133,20 @@ func (r *repl) connect(rest []string) {
 	r.attach(s)
 }
 
-// findSession resolves what .connect <id> names.
+// findSession resolves what .connect <id> names: a session id, an
+// instanceId (its session in the terminal's default context) or a unique
+// prefix of one, by the resolver every surface shares (bridge.Resolve).
 func (r *repl) findSession(id string) (protocol.SessionInfo, error) {
 	list, err := r.conn.Sessions(r.ctx)
 	if err != nil {
 		return protocol.SessionInfo{}, err
 	}
-	s, err := matchSession(list, id, r.defaultContext)
-	if err != nil {
+	s, err := bridge.Resolve(list, bridge.Target{SessionID: id, DefaultContext: r.defaultContext})
+	var re *bridge.ResolveError
+	if err != nil && !errors.As(err, &re) {
 		err = sessionChoiceError{err, list}
 	}
 	return s, err
-}
-
-// matchSession finds the session id names in list: a session id, an
-// instance id (its session in the default context rule's pick), or a prefix
-// of exactly one of those.
-func matchSession(list []protocol.SessionInfo, id string, def protocol.Context) (protocol.SessionInfo, error) {
-	inInstance := func(instance string) (protocol.SessionInfo, error) {
-		var of []protocol.SessionInfo
-		for _, s := range list {
-			if s.InstanceID == instance {
-				of = append(of, s)
-			}
-		}
-		return bridge.Resolve(of, bridge.Target{DefaultContext: def})
-	}
-	for _, s := range list {
-		if s.SessionID == id {
-			return s, nil
-		}
-	}
-	for _, s := range list {
-		if s.InstanceID == id {
-			return inInstance(id)
-		}
-	}
-	var sessions []protocol.SessionInfo
-	instances := map[string]bool{}
-	for _, s := range list {
-		if strings.HasPrefix(s.SessionID, id) {
-			sessions = append(sessions, s)
-		}
-		if strings.HasPrefix(s.InstanceID, id) {
-			instances[s.InstanceID] = true
-		}
-	}
-	switch {
-	case len(sessions) == 1 && len(instances) == 0:
-		return sessions[0], nil
-	case len(sessions) == 0 && len(instances) == 1:
-		for instance := range instances {
-			return inInstance(instance)
-		}
-	case len(sessions)+len(instances) > 1:
-		return protocol.SessionInfo{}, fmt.Errorf("%q matches more than one session or instance: give more of the id", id)
-	}
-	return protocol.SessionInfo{}, fmt.Errorf("no session or Studio instance id starts with %q", id)
 }
 
 // sessionChoiceError is a failed .connect, shown with the sessions to

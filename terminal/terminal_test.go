@@ -376,7 +376,7 @@ func TestTerminalConnect(t *testing.T) {
 		{[]protocol.SessionInfo{playA, serverA, clientA, editB}, ".connect bbbb", editB.SessionID, "Attached to Place B [edit]"},
 		{[]protocol.SessionInfo{playA, serverA, clientA, editB}, ".connect aaaa-s", serverA.SessionID, "Attached to Place A [server]"},
 		{[]protocol.SessionInfo{playA, serverA, clientA, editB}, ".connect aaaa", "", `"aaaa" matches more than one`},
-		{[]protocol.SessionInfo{playA, serverA, clientA, editB}, ".connect zz", "", `no session or Studio instance id starts with "zz"`},
+		{[]protocol.SessionInfo{playA, serverA, clientA, editB}, ".connect zz", "", "Session not found: zz (an id prefix needs at least 4 characters)"},
 	} {
 		conn := &fakeConn{}
 		conn.set(tt.sessions...)
@@ -392,7 +392,11 @@ func TestTerminalConnect(t *testing.T) {
 		if got != tt.want || !strings.Contains(out.String(), tt.output) {
 			t.Errorf("%s with %d sessions: attached to %q, want %q; want %q in:\n%s", tt.line, len(tt.sessions), got, tt.want, tt.output, out.String())
 		}
-		if tt.want == "" && len(tt.sessions) > 1 && !strings.Contains(tt.line, "extra") && !strings.Contains(out.String(), "bbbb-edit-1") {
+		listed := "bbbb-edit-1" // everything to choose from
+		if strings.Contains(tt.output, "matches more than one") {
+			listed = "aaaa-client-1" // an ambiguous prefix lists its candidates
+		}
+		if tt.want == "" && len(tt.sessions) > 1 && !strings.Contains(tt.line, "extra") && !strings.Contains(out.String(), listed) {
 			t.Errorf("%s: the sessions to choose from are not listed:\n%s", tt.line, out.String())
 		}
 	}

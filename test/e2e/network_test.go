@@ -130,7 +130,8 @@ func TestTopologyAndCalls(t *testing.T) {
 	})
 
 	t.Run("resolver errors exit 3", func(t *testing.T) {
-		for _, args := range [][]string{{"echo"}, {"echo", "--context", "server"}} {
+		// no context, or one both windows have: the resolver cannot choose
+		for _, args := range [][]string{{"echo"}, {"echo", "--context", "edit"}} {
 			r := run(t, 15*time.Second, nil, append([]string{"call", "--port", p}, args...)...)
 			if r.code != 3 {
 				t.Fatalf("call %v: exit %d, want 3:\n%s", args, r.code, r.stderr)
@@ -146,6 +147,10 @@ func TestTopologyAndCalls(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("call %v: stdout %q", args, r.stdout)
 			}
+		}
+		// an explicit context only one window has picks that window
+		if r := run(t, 15*time.Second, nil, "call", "--port", p, "--context", "server", "echo"); r.code != 0 || !strings.Contains(r.stdout, `"from":"B/server"`) {
+			t.Fatalf("--context server with one window in Play: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 		for _, id := range []string{"nope", "3f2c7a52-0000-4000-8000-000000000000"} {
 			r := run(t, 15*time.Second, nil, "call", "--port", p, "--session", id, "echo")

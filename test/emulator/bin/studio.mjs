@@ -42,6 +42,7 @@ options:
 stdin commands (one per line):
   play | run | stop | pause | resume
                                    change the run mode
+  undo | redo                      Ctrl+Z / Ctrl+Y in the edit DataModel
   print <text> | warn <text> | error <text> | info <text>
                                    emit an Output line in every DataModel
   click <buttonId>                 click a plugin toolbar button
@@ -173,6 +174,10 @@ rl.on('line', async (line) => {
         break
       case 'stop':
         await window.stopPlay()
+        break
+      case 'undo':
+      case 'redo':
+        process.stderr.write(`emulator: ${cmd} ${await window.history(cmd)}\n`)
         break
       case 'pause':
         await window.setRunState('Paused')

@@ -159,6 +159,10 @@ export class DataModel {
       settingsSet: (key, json) => w.setSetting(key, json),
       fault: (ctx, name) => w.faults.value(name),
       ui: (ctx, kind, id, state) => w.onUi(this.context, kind, id, state),
+      testStart: (mode, argsJson) => w.studioTest.start(mode, argsJson),
+      testEnd: (valueJson) => w.studioTest.end(valueJson),
+      testArgs: () => w.studioTest.argsJson,
+      testState: () => w.studioTest.state(),
     }
   }
 

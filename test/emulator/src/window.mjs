@@ -10,6 +10,7 @@ import { loadClassDb } from './classdb.mjs'
 import { Faults } from './faults.mjs'
 import { expandPackages } from './packages.mjs'
 import { loadRojoProject } from './rojo.mjs'
+import { StudioTest } from './studiotest.mjs'
 import { DataModel } from './vm.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -44,6 +45,7 @@ export class Window {
     this.outputListeners = []
     this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
+    this.studioTest = new StudioTest(this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     expandPackages(this.fixture) // package nodes (TestEZ) become their instance trees
     validateFixture(this.fixture, this.classDb)
@@ -162,9 +164,18 @@ export class Window {
   }
 
   async stopPlay() {
+    const wasTesting = this.models.has('server') || this.models.has('client')
     await this.stopModel('client')
     await this.stopModel('server')
     this.runMode = false
+    if (wasTesting) this.studioTest.ended()
+  }
+
+  // Ctrl+Z / Ctrl+Y in the edit DataModel: the step's name, or why not.
+  async history(which) {
+    const edit = this.models.get('edit')
+    if (!edit) throw new Error('no edit DataModel')
+    return edit.command(which)
   }
 
   async setRunState(state) {

@@ -98,7 +98,9 @@ async function checkPersistentGlobals(host, s, label) {
       'return execCounter',
     ].join('\n'),
   })
-  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [] }, label)
+  // one undo step per exec in the edit DataModel (plugin/README.md, exec)
+  const undo = label === 'edit' ? { undoable: true } : {}
+  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [], ...undo }, label)
   r = await host.call(s, 'exec', { script: 'shout("hi")\nexecCounter += 1\nreturn double(4), execCounter, hidden, script, plugin' })
   assert.deepEqual(r.payload.returnValues, [8, 2, null, null, null], label)
   assert.deepEqual(r.progress, [{ level: 'Print', body: 'hi' }], `${label}: captured once, by the calling exec`)
@@ -258,13 +260,14 @@ describe('edit window against a protocol-level host', () => {
       success: true,
       logs: r.progress,
       returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
+      undoable: true,
     })
   })
 
   test('exec: compile and runtime errors are results', async () => {
     let r = await host.call(session, 'exec', { script: 'print("before")\nlocal x = nil\nreturn x.Name' })
     assert.equal(r.ok, true)
-    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }] })
+    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }], undoable: true })
     r = await host.call(session, 'exec', { script: 'return (' })
     assert.equal(r.payload.success, false)
     assert.match(r.payload.error, /^Script:1: Expected identifier/)
@@ -295,6 +298,20 @@ describe('edit window against a protocol-level host', () => {
     assert.equal(cancelled.error.code, 'CANCELLED')
     const third = await host.call(session, 'exec', { script: 'return 2' })
     assert.deepEqual(third.payload.returnValues, [2])
+  })
+
+  test('exec: a cancelled script is still one undo step (History)', async () => {
+    const pending = host.call(session, 'exec', { script: '-- half done\nInstance.new("Folder", workspace).Name = "HalfDone"\ntask.wait(30)' })
+    const id = session.lastRequestId
+    await new Promise((r) => setTimeout(r, 100))
+    host.cancel(session, id)
+    assert.equal((await pending).error.code, 'CANCELLED')
+    const here = 'return workspace:FindFirstChild("HalfDone") ~= nil'
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [true])
+    assert.equal(await window.history('undo'), '-- half done')
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [false])
+    assert.equal(await window.history('redo'), '-- half done')
+    assert.deepEqual((await host.call(session, 'exec', { script: here })).payload.returnValues, [true])
   })
 
   test('logs: tail, head, levels, internal', async () => {
@@ -522,6 +539,7 @@ describe('exec in an edit window: all Output while the script runs; one environm
         { level: 'Print', body: 'last words' },
         { level: 'Print', body: 'deferred' },
       ],
+      undoable: true,
     })
     assert.deepEqual(r.progress, r.payload.logs)
   })
@@ -572,6 +590,7 @@ describe('exec with immediate signals (Workspace.SignalBehavior = Immediate)', (
           { level: 'Warning', body: 'two' },
           { level: 'Print', body: 'three 3' },
         ],
+        ...(c === 'edit' ? { undoable: true } : {}),
       }, c)
       assert.deepEqual(plain.progress, plain.payload.logs, c)
     }
