@@ -142,8 +142,7 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	var h http.Handler = mcp.CanonicalHost(http.NewCrossOriginProtection().Handler(mcp.BoundBodies(sdk.NewStreamableHTTPHandler(
-		func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{}))))
+	h := mcp.HTTPHandler(s)
 	if plan.token != "" {
 		h = mcp.BearerAuth(plan.token, h)
 	}
