@@ -783,7 +783,7 @@ func TestRunMode(t *testing.T) {
 }
 
 func TestPlayWindowEveryContext(t *testing.T) {
-	port, studio, b := startWindow(t, "--play", "--instance", "E2E-PLAY")
+	port, studio, b := startWindow(t, "--play", "--client-localhost", "--instance", "E2E-PLAY")
 	all := waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -940,7 +940,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	kit.WaitFor(t, 10*time.Second, "the standby to join", func() bool {
 		return strings.Contains(standby.Stdout.String(), "standing by")
 	})
-	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
+	kit.Studio(t, "studio", port, "--play", "--client-localhost", "--instance", "E2E-FAILOVER")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-FAILOVER", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 

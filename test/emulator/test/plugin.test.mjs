@@ -23,11 +23,14 @@ function newWindow(port, extra = {}) {
 }
 
 // A MiniHost and one window in Play mode (edit, server and client), once all
-// three DataModels have registered.
+// three DataModels have registered. The MiniHost speaks plugin protocol
+// version 1, where each DataModel opens its own socket, so the client
+// DataModel is let reach localhost (--client-localhost), which Studio's
+// does not.
 async function startPlayWindow(extra) {
   const host = new MiniHost()
   const port = await host.listen()
-  const { window, output } = newWindow(port, extra)
+  const { window, output } = newWindow(port, { clientLocalhost: true, ...extra })
   await window.start(['edit', 'server', 'client'])
   await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
   return { host, window, output }
@@ -444,7 +447,7 @@ describe('the settings panel', () => {
       const status = String(await dm.command('widget', 'StudioBridgeSettings.Status'))
       assert.equal(status, `The port must be a whole number from 1 to 65535. Keeping port ${port1}.`, `input ${JSON.stringify(bad)}`)
       assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1), `input ${JSON.stringify(bad)}`)
-      assert.equal(window.settings.get('Port'), String(port1), `input ${JSON.stringify(bad)}`)
+      assert.equal(window.settings.get('StudioBridgePort'), String(port1), `input ${JSON.stringify(bad)}`)
     }
     await new Promise((r) => setTimeout(r, 100))
     assert.equal(s1.closed, false)
@@ -455,7 +458,7 @@ describe('the settings panel', () => {
     await dm.command('type', `StudioBridgeSettings.Port ${port2}`)
     const s2 = await moved
     assert.equal(s2.hello.previousSessionId, s1.sessionId)
-    assert.equal(window.settings.get('Port'), String(port2))
+    assert.equal(window.settings.get('StudioBridgePort'), String(port2))
     await until(() => s1.closed)
 
     await dm.command('type', 'StudioBridgeSettings.LogCapacity 2500')
@@ -838,6 +841,9 @@ describe('faults', () => {
   })
 })
 
+// A lone client DataModel with no PluginConnectionService to an edit
+// DataModel connects on its own, where it can reach localhost at all
+// (--client-localhost).
 describe('a client DataModel, where HttpService cannot make requests', () => {
   // A loopback port nothing listens on (it was free a moment ago).
   async function closedPort() {
@@ -857,7 +863,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   test('RequestAsync fails there as in Studio; the plugin connects over the WebSocket directly', async () => {
     const host = new MiniHost()
     const port = await host.listen()
-    const { window } = newWindow(port)
+    const { window } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     const waiting = host.waitSession(15000)
     await window.start(['client'])
     const s = await waiting
@@ -877,7 +883,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
 
   test('with no host it retries every 2 s, not in a loop, and connects once a host appears', async () => {
     const port = await closedPort()
-    const { window, output } = newWindow(port)
+    const { window, output } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     await window.start(['client'])
     const dm = window.models.get('client')
     await until(() => dm.netAttempts.ws >= 1, 8000) // after the window-registry wait
@@ -896,7 +902,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   test('after losing its host it backs off (250 ms, 500 ms, 1 s, then 2 s) and keeps its session id', async () => {
     let host = new MiniHost()
     const port = await host.listen()
-    const { window } = newWindow(port)
+    const { window } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     const waiting = host.waitSession(15000)
     await window.start(['client'])
     const s = await waiting

@@ -1,0 +1,120 @@
+// The real plugin under Studio's limits (README, "Studio's limits"): a
+// window's DataModels tied together over PluginConnectionService rather than
+// the shared settings store, and settings reads that return nil.
+
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+import { Window } from '../src/window.mjs'
+import { MiniHost, until } from './helpers/minihost.mjs'
+
+const cleanup = []
+after(async () => {
+  for (const f of cleanup.reverse()) await f()
+})
+
+async function startHost() {
+  const host = new MiniHost()
+  const port = await host.listen()
+  cleanup.push(() => host.close())
+  return { host, port }
+}
+
+async function startWindow(contexts, options) {
+  const window = new Window({
+    quiet: true,
+    onFatal: (m) => {
+      throw new Error(m)
+    },
+    ...options,
+  })
+  cleanup.push(() => window.shutdown())
+  await window.start(contexts)
+  return window
+}
+
+const live = (host) => host.sessions.filter((s) => !s.closed)
+
+describe('Play DataModels learn their window over PluginConnectionService', () => {
+  test('with every settings read nil, all three share the edit id and the edit session reports Play', async () => {
+    const { host, port } = await startHost()
+    // every read of the window registry answers nil
+    await startWindow(['edit', 'server', 'client'], {
+      port,
+      instance: 'PCS-WINDOW',
+      clientLocalhost: true, // the MiniHost speaks v1: each DataModel its own socket
+      faults: ['settings-nil:1:StudioBridgeWindows'],
+    })
+    await until(() => live(host).length === 3, 15000)
+    for (const s of live(host)) assert.equal(s.hello.instanceId, 'PCS-WINDOW', s.hello.context)
+    const edit = await host.sessionFor('edit')
+    await until(async () => (await host.call(edit, 'state', {})).payload.state === 'Play', 8000)
+  })
+
+  test('without PluginConnectionService (and no readable settings) they fall back to ids of their own', async () => {
+    const { host, port } = await startHost()
+    await startWindow(['edit', 'server'], {
+      port,
+      instance: 'NO-PCS-WINDOW',
+      pluginConnectionService: false,
+      faults: ['settings-nil:1:StudioBridgeWindows'],
+    })
+    await until(() => live(host).length === 2, 15000)
+    const server = await host.sessionFor('server')
+    assert.match(server.hello.instanceId, /^solo-server-/)
+  })
+})
+
+describe('two windows on one settings file with settings-nil:0.3', () => {
+  test('both register on the configured port and stay registered with the same session ids', async () => {
+    const { host, port } = await startHost()
+    const dir = mkdtempSync(path.join(tmpdir(), 'bridge-settings-'))
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
+    const settingsFile = path.join(dir, 'settings.json')
+    const common = { port, settingsFile, faults: ['settings-nil:0.3'] }
+    // one node process: two places, as two Studio processes started within
+    // 2 s of each other are told apart only by place (plugin/README.md)
+    const a = await startWindow(['edit'], { ...common, instance: 'WINDOW-A', place: 'PlaceA' })
+    const b = await startWindow(['edit'], { ...common, instance: 'WINDOW-B', place: 'PlaceB' })
+    await until(() => live(host).length === 2, 15000)
+    const idsNow = () => new Map(live(host).map((s) => [s.hello.instanceId, s.sessionId]))
+    const ids = idsNow()
+    assert.deepEqual([...ids.keys()].sort(), ['WINDOW-A', 'WINDOW-B'])
+    // Each reconnect reads the port again (probe and connect): a nil read
+    // taken as "unset" sends the plugin to the default port, and it comes
+    // back only after a slow retry. With nil as "unknown" it is back at the
+    // first, 250 ms retry.
+    for (let round = 0; round < 4; round++) {
+      const before = host.sessions.length
+      const started = performance.now()
+      for (const w of [a, b]) w.models.get('edit').dropSockets()
+      await until(() => host.sessions.length === before + 2 && live(host).length === 2, 15000)
+      const took = performance.now() - started
+      assert.ok(took < 1500, `round ${round}: both windows were back after ${Math.round(took)} ms`)
+      assert.deepEqual(idsNow(), ids, `round ${round}: same session ids`)
+    }
+    const stored = JSON.parse(readFileSync(settingsFile, 'utf8'))
+    assert.equal(stored.StudioBridgePort, port)
+    for (const key of Object.keys(stored)) assert.match(key, /^StudioBridge/)
+    const records = JSON.parse(stored.StudioBridgeWindows).map((r) => r.id).sort()
+    assert.deepEqual(records, ['WINDOW-A', 'WINDOW-B'], 'neither window erased the other one’s record')
+  })
+
+  test('an old unprefixed Port is migrated once', async () => {
+    const { host, port } = await startHost()
+    const dir = mkdtempSync(path.join(tmpdir(), 'bridge-settings-'))
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
+    const settingsFile = path.join(dir, 'settings.json')
+    const { writeFileSync } = await import('node:fs')
+    writeFileSync(settingsFile, JSON.stringify({ Port: port, OtherPlugin: 1 }))
+    await startWindow(['edit'], { settingsFile })
+    await until(() => live(host).length === 1, 15000)
+    const stored = JSON.parse(readFileSync(settingsFile, 'utf8'))
+    assert.equal(stored.StudioBridgePort, port)
+    assert.equal(stored.StudioBridgeMigrated, true)
+    assert.equal(stored.Port, port, 'the old key is left alone')
+    assert.equal(stored.OtherPlugin, 1)
+  })
+})
