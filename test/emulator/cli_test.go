@@ -61,7 +61,7 @@ func TestTerminalInAPseudoTerminal(t *testing.T) {
 // server session and runs there, rather than answering "Session not
 // found" for ever.
 func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
-	port, studio, b := startWindow(t, "--quiet", "--play", "--client-localhost", "--instance", "E2E-REATTACH")
+	port, studio, b := startWindow(t, "--quiet", "--play", "--instance", "E2E-REATTACH")
 	before := waitSessions(t, b, "E2E-REATTACH", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 	scr, keys, ctrlD := startTerminal(t, port)
 	prompt := fmt.Sprintf("%s [server]> ", fixture.Place.Name)

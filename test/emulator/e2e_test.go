@@ -783,7 +783,7 @@ func TestRunMode(t *testing.T) {
 }
 
 func TestPlayWindowEveryContext(t *testing.T) {
-	port, studio, b := startWindow(t, "--play", "--client-localhost", "--instance", "E2E-PLAY")
+	port, studio, b := startWindow(t, "--play", "--instance", "E2E-PLAY")
 	all := waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -940,7 +940,7 @@ func TestHostKilledPluginsReconnectKeepingSessions(t *testing.T) {
 	kit.WaitFor(t, 10*time.Second, "the standby to join", func() bool {
 		return strings.Contains(standby.Stdout.String(), "standing by")
 	})
-	kit.Studio(t, "studio", port, "--play", "--client-localhost", "--instance", "E2E-FAILOVER")
+	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-FAILOVER")
 	b := connect(t, port)
 	before := waitSessions(t, b, "E2E-FAILOVER", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
 
@@ -984,18 +984,20 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 	_, _, b := startWindow(t, "--instance", "E2E-DROP", "--fault", "drop:exec")
 	before := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
 
+	// The socket drops while the exec runs (PROTOCOL.md 12.7): the plugin
+	// keeps running it, comes back within the grace and delivers the result;
+	// the caller never sees the drop.
 	r := call(t, b, before.SessionID, "exec", map[string]any{"script": "task.wait(2) return 1"})
-	wantCode(t, r, protocol.CodeSessionDisconnected)
+	var e execReply
+	if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != "1" {
+		t.Fatalf("exec across the drop: payload %s err %v", r.payload, r.err)
+	}
 
 	after := waitSessions(t, b, "E2E-DROP", protocol.ContextEdit)[protocol.ContextEdit]
 	if after.SessionID != before.SessionID {
 		t.Fatalf("session id changed across the drop: %s -> %s", before.SessionID, after.SessionID)
 	}
-	var e execReply
-	kit.WaitFor(t, 10*time.Second, "exec to work again", func() bool {
-		r := call(t, b, after.SessionID, "exec", map[string]any{"script": "return 3"})
-		return r.err == nil && json.Unmarshal(r.payload, &e) == nil && e.Success
-	})
+	mustCall(t, b, after.SessionID, "exec", map[string]any{"script": "return 3"}, &e)
 	if string(e.ReturnValues[0]) != "3" {
 		t.Errorf("exec after the drop: %+v", e)
 	}

@@ -130,9 +130,9 @@ describe('edit window against a protocol-level host', () => {
     await host.close()
   })
 
-  test('hello describes the session', () => {
+  test('hello describes the session (a v2 hello, valid as v1: the MiniHost answers v1 and the plugin falls back)', () => {
     const h = session.hello
-    assert.deepEqual(h.protocolVersions, [1])
+    assert.deepEqual(h.protocolVersions, [2, 1])
     assert.equal(h.instanceId, 'WIN-1')
     assert.equal(h.context, 'edit')
     assert.equal(h.state, 'Edit')
