@@ -22,7 +22,8 @@ async function startHost() {
   return { host, port }
 }
 
-async function startWindow(contexts, options) {
+// output, when given, collects every Output line from the start.
+async function startWindow(contexts, options, output) {
   const window = new Window({
     quiet: true,
     onFatal: (m) => {
@@ -31,6 +32,7 @@ async function startWindow(contexts, options) {
     ...options,
   })
   cleanup.push(() => window.shutdown())
+  if (output) window.outputListeners.push((context, type, message) => output.push({ context, type, message }))
   await window.start(contexts)
   return window
 }
@@ -116,5 +118,38 @@ describe('two windows on one settings file with settings-nil:0.3', () => {
     assert.equal(stored.StudioBridgeMigrated, true)
     assert.equal(stored.Port, port, 'the old key is left alone')
     assert.equal(stored.OtherPlugin, 1)
+  })
+})
+
+describe('failures the user must see (one warning a minute, no hot loop)', () => {
+  const warnings = (output) => output.filter((o) => o.type === 'MessageWarning' && o.message.startsWith('[StudioBridge]'))
+
+  test('--fault http-denied: one warning naming the denial, a slowing retry, connected once allowed', async () => {
+    const { host, port } = await startHost()
+    const output = []
+    const window = await startWindow(['edit'], { port, faults: ['http-denied'] }, output)
+    const dm = window.models.get('edit')
+    await new Promise((r) => setTimeout(r, 7000))
+    const w = warnings(output)
+    assert.equal(w.length, 1, JSON.stringify(output))
+    assert.match(w[0].message, /denied this plugin access to 127\.0\.0\.1 \(.*Http requests are not allowed.*\)\. Allow HTTP requests/)
+    // failing schedule: 2 + 4 s, so about 3 probes in 7 s (a hot loop makes hundreds)
+    assert.ok(dm.netAttempts.http >= 2 && dm.netAttempts.http <= 4, `${dm.netAttempts.http} HTTP attempts in 7 s`)
+    assert.equal(await dm.command('button', 'StudioBridgeToggle'), 'inactive')
+    window.faults.clear()
+    await until(() => live(host).length === 1, 20000)
+  })
+
+  test('a refused WebSocket upgrade: one warning with the HTTP status', async () => {
+    const { host, port } = await startHost()
+    host.refuseUpgrade = 403
+    const output = []
+    await startWindow(['edit'], { port }, output)
+    await until(() => (host.refusedUpgrades || 0) >= 2, 15000)
+    const w = warnings(output)
+    assert.equal(w.length, 1, JSON.stringify(output))
+    assert.match(w[0].message, /refused this plugin's WebSocket upgrade \(HTTP 403 /)
+    host.refuseUpgrade = 0
+    await until(() => live(host).length === 1, 20000)
   })
 })
