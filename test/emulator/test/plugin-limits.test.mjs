@@ -153,3 +153,33 @@ describe('failures the user must see (one warning a minute, no hot loop)', () =>
     await until(() => live(host).length === 1, 20000)
   })
 })
+
+describe('long work lets heartbeats through', () => {
+  test('a query over 20,000 instances and its encoding keep answering pings', async () => {
+    const host = new MiniHost({ pingMs: 100 })
+    const port = await host.listen()
+    cleanup.push(() => host.close())
+    await startWindow(['edit'], { port })
+    const s = await host.waitSession(15000)
+    const made = await host.call(s, 'exec', {
+      script: 'local f = Instance.new("Folder") f.Name = "Many" f.Parent = workspace for i = 1, 20000 do local p = Instance.new("Part") p.Name = "P" .. i p.Parent = f end return #f:GetChildren()',
+    })
+    assert.deepEqual(made.payload.returnValues, [20000])
+    const pongs = []
+    s.ws.on('message', (data) => {
+      if (JSON.parse(data.toString('utf8')).type === 'pong') pongs.push(performance.now())
+    })
+    const started = performance.now()
+    const r = await host.call(s, 'query', { path: 'Workspace.Many', depth: 1 })
+    const ended = performance.now()
+    assert.equal(r.ok, true)
+    let gap = 0
+    let prev = started
+    for (const t of [...pongs.filter((t) => t > started && t < ended), ended]) {
+      gap = Math.max(gap, t - prev)
+      prev = t
+    }
+    assert.ok(ended - started > 1000, `the query took ${Math.round(ended - started)} ms: too short to prove anything`)
+    assert.ok(gap < 1000, `pongs stopped for ${Math.round(gap)} ms during a ${Math.round(ended - started)} ms query`)
+  })
+})
