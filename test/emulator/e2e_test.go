@@ -361,8 +361,8 @@ func checkScreenshot(t *testing.T, r callResult) {
 	if err := json.Unmarshal(r.payload, &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Format != "rgba8" || s.Width != fixture.Screenshot.Width || s.Height != fixture.Screenshot.Height {
-		t.Fatalf("screenshot %dx%d %s, want %dx%d rgba8", s.Width, s.Height, s.Format, fixture.Screenshot.Width, fixture.Screenshot.Height)
+	if s.Format != "rgba8" || s.Width != shotW || s.Height != shotH {
+		t.Fatalf("screenshot %dx%d %s, want %dx%d rgba8", s.Width, s.Height, s.Format, shotW, shotH)
 	}
 	pix, err := base64.StdEncoding.DecodeString(s.Data)
 	if err != nil {
@@ -374,18 +374,28 @@ func checkScreenshot(t *testing.T, r callResult) {
 	for y := 0; y < s.Height; y++ {
 		for x := 0; x < s.Width; x++ {
 			o := (y*s.Width + x) * 4
-			want := []byte{byte(x * 255 / (s.Width - 1)), byte(y * 255 / (s.Height - 1)), byte((x ^ y) & 255), 255}
-			if !bytes.Equal(pix[o:o+4], want) {
-				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, pix[o:o+4], want)
+			p := emulatorPixel(x, y, s.Width, s.Height)
+			if want := []byte{p.R, p.G, p.B, p.A}; !bytes.Equal(pix[o:o+4], want) {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, pix[o:o+4], p)
 			}
 		}
 	}
 }
 
-// emulatorPixel is pixel (x, y) of the emulator's deterministic screenshot
-// (test/emulator/README.md, "The screenshot").
+// The emulator's default viewport (--viewport), and the screenshot the
+// plugin returns of it: downscaled to fit 1024x1024 (plugin/README.md,
+// "screenshot").
+const (
+	viewportW, viewportH = 1920, 1080
+	shotW, shotH         = 1024, 576
+)
+
+// emulatorPixel is pixel (x, y) of a w x h screenshot of the emulator's
+// deterministic viewport image (test/emulator/README.md, "The screenshot"),
+// sampled from the viewport (nearest).
 func emulatorPixel(x, y, w, h int) color.NRGBA {
-	return color.NRGBA{R: uint8(x * 255 / (w - 1)), G: uint8(y * 255 / (h - 1)), B: uint8((x ^ y) & 255), A: 255}
+	sx, sy := x*viewportW/w, y*viewportH/h
+	return color.NRGBA{R: uint8(sx * 255 / (viewportW - 1)), G: uint8(sy * 255 / (viewportH - 1)), B: uint8((sx ^ sy) & 255), A: 255}
 }
 
 // cli runs the studio-bridge binary as a user would, against the host on port.
@@ -437,7 +447,7 @@ func checkPNGScreenshot(t *testing.T, port int, extra ...string) {
 	if err != nil || format != "png" {
 		t.Fatalf("the file is not a PNG: %v (%s)", err, format)
 	}
-	w, h := fixture.Screenshot.Width, fixture.Screenshot.Height
+	w, h := shotW, shotH
 	if cfg.Width != w || cfg.Height != h || data.Width != w || data.Height != h {
 		t.Fatalf("PNG %dx%d (reported %dx%d), want %dx%d", cfg.Width, cfg.Height, data.Width, data.Height, w, h)
 	}
@@ -901,6 +911,12 @@ func TestPlayWindowEveryContext(t *testing.T) {
 				}
 				if _, err := os.Stat(file); !os.IsNotExist(err) {
 					t.Errorf("a failed screenshot left %s (%v)", file, err)
+				}
+			} else if c == protocol.ContextEdit {
+				// while Play runs, the client DataModel renders, not the edit one
+				perr := wantCode(t, shot, protocol.CodeScreenshotFailed)
+				if !strings.Contains(perr.Message, "does not render while the game runs in Play") {
+					t.Errorf("edit screenshot during Play: %q", perr.Message)
 				}
 			} else if shot.err != nil {
 				t.Errorf("screenshot in %s: %v", c, shot.err)

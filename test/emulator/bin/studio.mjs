@@ -32,12 +32,13 @@ options:
                         the fixture's signalBehavior, else Deferred
   --fault <spec>        inject a fault (repeatable): drop:<action>[:always],
                         stall:<action>:<seconds>, refuse-stream[:<n>],
-                        log-flood:<lines/s>, screenshot:timeout|error,
-                        settings-nil:<rate>, http-denied
+                        log-flood:<lines/s>, screenshot:timeout|error|denied,
+                        image-budget, settings-nil:<rate>[:<key>], http-denied
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
   --stream-lifetime <s> seconds after which "Studio" drops each stream
                         (default 1800)
+  --viewport <W>x<H>    the viewport a screenshot captures (default 1920x1080)
   --client-localhost    let the Play client DataModel open streams to
                         localhost (Studio does not)
   --no-plugin-connection-service
@@ -82,6 +83,7 @@ try {
       'max-streams': { type: 'string' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
+      viewport: { type: 'string' },
       'no-plugin-connection-service': { type: 'boolean' },
       setting: { type: 'string', multiple: true },
       'settings-file': { type: 'string' },
@@ -124,6 +126,12 @@ const maxStreams = args['max-streams'] === undefined ? undefined : Number(args['
 if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) fail(`--max-streams ${args['max-streams']}: want a whole number >= 1`)
 const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
 if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
+let viewport
+if (args.viewport !== undefined) {
+  const m = /^(\d+)x(\d+)$/.exec(args.viewport)
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1 || Number(m[1]) > 8192 || Number(m[2]) > 8192) fail(`--viewport ${args.viewport}: want <width>x<height>, e.g. 1920x1080 (1 to 8192 each)`)
+  viewport = { width: Number(m[1]), height: Number(m[2]) }
+}
 const pluginSettings = {}
 for (const s of args.setting || []) {
   const i = s.indexOf('=')
@@ -149,6 +157,7 @@ try {
     faults: args.fault || [],
     maxStreams,
     streamLifetime,
+    viewport,
     clientLocalhost: args['client-localhost'] === true,
     pluginConnectionService: args['no-plugin-connection-service'] !== true,
     pluginSettings,

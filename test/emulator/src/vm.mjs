@@ -12,7 +12,7 @@ import WebSocket from 'ws'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
-const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'pluginconnection', 'testkit', 'boot']
+const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'pluginconnection', 'capture', 'testkit', 'boot']
 const runtimeSources = Object.fromEntries(
   RUNTIME_FILES.map((name) => [name, readFileSync(path.join(here, '..', 'runtime', `${name}.luau`), 'utf8')]),
 )
@@ -180,7 +180,7 @@ export class DataModel {
     this.luau = await LuauState.createAsync({ __host: this.hostApi() })
     const chunks = RUNTIME_FILES.map((name) => this.luau.loadstring(runtimeSources[name], `=runtime/${name}`, true))
     const bootstrap = this.luau.loadstring(
-      `local core, json, datatypes, instances, services, pluginconnection, testkit, boot, configJson, fixtureJson, pluginJson = ...
+      `local core, json, datatypes, instances, services, pluginconnection, capture, testkit, boot, configJson, fixtureJson, pluginJson = ...
       local rt = { host = __host, globals = {} }
       core()(rt)
       json()(rt)
@@ -188,6 +188,7 @@ export class DataModel {
       instances()(rt)
       services()(rt)
       pluginconnection()(rt)
+      capture()(rt)
       testkit()(rt)
       return boot()(rt, configJson, fixtureJson, pluginJson)`,
       '=runtime/bootstrap',

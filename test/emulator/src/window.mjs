@@ -22,6 +22,7 @@ export const DEFAULT_PROJECT = path.join(REPO_ROOT, 'plugin', 'default.project.j
 // Studio keeps one open.
 export const DEFAULT_MAX_STREAMS = 4
 export const DEFAULT_STREAM_LIFETIME = 1800
+export const DEFAULT_VIEWPORT = Object.freeze({ width: 1920, height: 1080 })
 
 // Workspace.SignalBehavior values the emulator implements: Deferred (Studio's
 // default) and Immediate.
@@ -143,7 +144,8 @@ export class Window {
       // Run (F8): the simulation's server DataModel, which is client and
       // server at once and has a viewport (see README, "Run mode")
       runMode: this.runMode === true && context === 'server',
-      screenshot: { width: 320, height: 200, ...(this.fixture.screenshot || {}) },
+      // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
+      screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
     }
   }
@@ -154,6 +156,7 @@ export class Window {
     this.models.set(context, dm)
     await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree: this.pluginTree })
     this.log(`${context} DataModel started`)
+    this.tellPlaying()
     if (this.pcsEnabled()) {
       if (context === 'edit') {
         for (const c of ['server', 'client']) if (this.models.has(c)) this.linkPcs(c)
@@ -162,6 +165,13 @@ export class Window {
       }
     }
     return dm
+  }
+
+  // The edit DataModel renders only while nothing plays (README, "Studio's
+  // limits").
+  tellPlaying() {
+    const edit = this.models.get('edit')
+    if (edit) edit.push('playing', 0, this.models.has('server') || this.models.has('client'))
   }
 
   pcsEnabled() {
@@ -215,6 +225,7 @@ export class Window {
       this.unlinkPcs(context)
     }
     this.models.delete(context)
+    this.tellPlaying()
     await dm.stop()
     this.log(`${context} DataModel stopped`)
   }

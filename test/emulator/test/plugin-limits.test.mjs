@@ -183,3 +183,29 @@ describe('long work lets heartbeats through', () => {
     assert.ok(gap < 1000, `pongs stopped for ${Math.round(gap)} ms during a ${Math.round(ended - started)} ms query`)
   })
 })
+
+describe('screenshots in Play at 1920x1080', () => {
+  test('the client returns the viewport downscaled to 1024x576; the edit DataModel says it does not render', async () => {
+    const { host, port } = await startHost()
+    await startWindow(['edit', 'server', 'client'], { port, clientLocalhost: true }) // the MiniHost speaks v1
+    await until(() => live(host).length === 3, 15000)
+    const client = await host.call(await host.sessionFor('client'), 'screenshot')
+    assert.equal(client.ok, true, JSON.stringify(client.error))
+    assert.deepEqual([client.payload.width, client.payload.height], [1024, 576])
+    assert.equal(Buffer.from(client.payload.data, 'base64').length, 1024 * 576 * 4)
+    const edit = await host.call(await host.sessionFor('edit'), 'screenshot')
+    assert.equal(edit.error.code, 'SCREENSHOT_FAILED')
+    assert.match(edit.error.message, /does not render while the game runs in Play: the client DataModel does/)
+  })
+
+  test('permission denied says so (asked once)', async () => {
+    const { host, port } = await startHost()
+    await startWindow(['edit'], { port, faults: ['screenshot:denied'] })
+    const s = await host.waitSession(15000)
+    for (let i = 0; i < 2; i++) {
+      const r = await host.call(s, 'screenshot')
+      assert.equal(r.error.code, 'SCREENSHOT_FAILED')
+      assert.match(r.error.message, /permission denied: the user did not allow studio-bridge to capture screenshots/)
+    }
+  })
+})

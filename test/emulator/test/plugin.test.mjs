@@ -383,17 +383,21 @@ describe('edit window against a protocol-level host', () => {
     const r = await host.call(session, 'screenshot')
     assert.equal(r.ok, true)
     assert.ok(r.chunks >= 2, `chunks: ${r.chunks}`)
+    // the 1920x1080 viewport, downscaled to fit 1024x1024 (nearest sampling)
     const { width, height, format, data } = r.payload
-    assert.deepEqual([width, height, format], [320, 200, 'rgba8'])
+    assert.deepEqual([width, height, format], [1024, 576, 'rgba8'])
     const raw = Buffer.from(data, 'base64')
     assert.equal(raw.length, width * height * 4)
     for (const [x, y] of [
       [0, 0],
-      [319, 199],
+      [1023, 575],
       [100, 50],
+      [517, 301],
     ]) {
       const o = (y * width + x) * 4
-      assert.deepEqual([...raw.subarray(o, o + 4)], [Math.floor((x * 255) / 319), Math.floor((y * 255) / 199), (x ^ y) & 255, 255])
+      const sx = Math.floor((x * 1920) / width)
+      const sy = Math.floor((y * 1080) / height)
+      assert.deepEqual([...raw.subarray(o, o + 4)], [Math.floor((sx * 255) / 1919), Math.floor((sy * 255) / 1079), (sx ^ sy) & 255, 255])
     }
   })
 
@@ -815,7 +819,7 @@ describe('faults', () => {
     const s = await waiting
     const r = await host.call(s, 'screenshot')
     assert.equal(r.error.code, 'SCREENSHOT_FAILED')
-    assert.match(r.error.message, /could not read the capture/)
+    assert.match(r.error.message, /not enough memory budget/)
     await window.shutdown()
     await host.close()
   })

@@ -154,3 +154,77 @@ describe('--fault http-denied: the user said no to the HTTP permission prompt', 
     assert.equal(host.healthRequests, 0, 'nothing reached the host')
   })
 })
+
+describe('screenshots: --viewport, the 1024 px EditableImage limit, image-budget, only the rendering DataModel', () => {
+  // captures with CaptureService and reads the size / the error / nil
+  const viaCaptureService = `task.spawn(function()
+      shared.shot = nil
+      local ok, r = pcall(function()
+        local id
+        game:GetService("CaptureService"):CaptureScreenshot(function(c) id = c end)
+        local waited = 0
+        while id == nil and waited < 1 do waited += task.wait(0.05) end
+        if id == nil then return "no capture" end
+        local image = game:GetService("AssetService"):CreateEditableImageAsync(Content.fromUri(id))
+        if image == nil then return "nil image" end
+        return image.Size.X .. "x" .. image.Size.Y
+      end)
+      shared.shot = tostring(ok) .. " " .. tostring(r)
+    end)`
+  const result = async (ev, context) => {
+    await until(async () => (await ev(context, 'return shared.shot ~= nil')) === 'true\ttrue', 5000)
+    return (await ev(context, 'return shared.shot')).replace(/^true\t/, '')
+  }
+
+  test('the default viewport is 1920x1080, too large for an EditableImage', async () => {
+    const { ev } = await open(['edit'])
+    await ev('edit', viaCaptureService)
+    assert.match(await result(ev, 'edit'), /^false .*size 1920x1080 exceeds the maximum of 1024x1024/)
+  })
+
+  test('--viewport sets it; image-budget makes creation return nil', async () => {
+    const { window, ev } = await open(['edit'], { viewport: { width: 800, height: 600 } })
+    await ev('edit', viaCaptureService)
+    assert.equal(await result(ev, 'edit'), 'true 800x600')
+    window.faults.add('image-budget')
+    await ev('edit', viaCaptureService)
+    assert.equal(await result(ev, 'edit'), 'true nil image')
+  })
+
+  test('in Play only the client renders: the edit DataModel never gets a capture', async () => {
+    const { ev } = await open(['edit', 'server', 'client'], { viewport: { width: 640, height: 360 } })
+    await ev('client', viaCaptureService)
+    assert.equal(await result(ev, 'client'), 'true 640x360')
+    await ev('edit', viaCaptureService)
+    assert.equal(await result(ev, 'edit'), 'true no capture')
+    const can = 'return game:GetService("StudioCaptureService"):CanCaptureScreenshot()'
+    assert.equal(await ev('edit', can), 'true\tfalse')
+    assert.equal(await ev('client', can), 'true\ttrue')
+    assert.equal(await ev('server', can), 'true\tfalse')
+  })
+
+  test('StudioCaptureService: permission once, RGBA8 at the viewport size, ScaleAsync; screenshot:denied', async () => {
+    const { window, ev } = await open(['edit'])
+    const capture = `task.spawn(function()
+        shared.studio = nil
+        local svc = game:GetService("StudioCaptureService")
+        local allowed = svc:RequestScreenshotPermissionAsync()
+        local c = svc:CaptureScreenshot({})
+        while c.BufferStatus.Name == "Pending" do task.wait(0.05) end
+        if c.BufferStatus.Name ~= "Ready" then
+          shared.studio = tostring(allowed) .. " " .. c.BufferStatus.Name .. " " .. table.concat(c:GetErrors(), ";")
+          return
+        end
+        local small = c:ScaleAsync(Enum.ResamplerMode.Default, Vector2.new(1024, 576))
+        shared.studio = tostring(allowed) .. " " .. c.Resolution.X .. "x" .. c.Resolution.Y .. " " .. buffer.len(small:GetBuffer())
+      end)`
+    await ev('edit', capture)
+    await until(async () => (await ev('edit', 'return shared.studio ~= nil')) === 'true\ttrue', 5000)
+    assert.equal(await ev('edit', 'return shared.studio'), `true\ttrue 1920x1080 ${1024 * 576 * 4}`)
+    const denied = (await open(['edit'], { faults: ['screenshot:denied'] })).ev
+    await denied('edit', capture)
+    await until(async () => (await denied('edit', 'return shared.studio ~= nil')) === 'true\ttrue', 5000)
+    assert.match(await denied('edit', 'return shared.studio'), /^true\tfalse Error .*not allowed this plugin to capture/)
+    assert.ok(window)
+  })
+})
