@@ -82,6 +82,15 @@ func Resolve(sessions []protocol.SessionInfo, t Target) (protocol.SessionInfo, e
 		if want == "" {
 			want = protocol.ContextEdit
 		}
+		// Run mode (F8) has no client DataModel: the server one renders, so
+		// it stands in for a command that defaults to the client (screenshot)
+		if want == protocol.ContextClient && inst.Mode() == protocol.StateRun {
+			if s, ok := inst.Get(protocol.ContextServer); ok {
+				if _, hasClient := inst.Get(protocol.ContextClient); !hasClient {
+					return s, nil
+				}
+			}
+		}
 	}
 	if s, ok := inst.Get(want); ok {
 		return s, nil

@@ -23,7 +23,7 @@ var playContexts = []protocol.Context{protocol.ContextEdit, protocol.ContextServ
 // registers edit, server and client, and exec, logs, query and screenshot
 // work in each.
 func TestPlayOverOneStream(t *testing.T) {
-	_, _, b := startWindow(t, "--play", "--max-streams", "1", "--instance", "E2E-ONE", "--quiet")
+	port, _, b := startWindow(t, "--play", "--max-streams", "1", "--instance", "E2E-ONE", "--quiet")
 	got := waitSessions(t, b, "E2E-ONE", playContexts...)
 	for _, c := range playContexts {
 		id := got[c].SessionID
@@ -57,6 +57,8 @@ func TestPlayOverOneStream(t *testing.T) {
 			checkScreenshot(t, r)
 		}
 	}
+	// with no --context, screenshot targets the DataModel that renders
+	checkPNGScreenshot(t, port)
 }
 
 // TestStreamsDroppedUnderLoad: Studio drops every stream after 5 s; over
