@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // End-to-end runs under Studio's limits (test/emulator/README.md, "Studio's
@@ -166,6 +167,39 @@ func TestFourMegabyteScript(t *testing.T) {
 		mustCall(t, b, got[c].SessionID, "exec", map[string]any{"script": script}, &e)
 		if !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(lines*60) {
 			t.Fatalf("%s: 4 MB script: %+v", c, e)
+		}
+	}
+}
+
+// TestSocketRenewedBeforeItsLifetime: the plugin renews its socket before
+// Studio's stream lifetime ends (here after 3 s instead of 25 minutes):
+// calls keep working through every renewal and the session ids stay.
+func TestSocketRenewedBeforeItsLifetime(t *testing.T) {
+	requireSetup(t)
+	port := kit.FreePort(t)
+	serve := startServe(t, "serve", port)
+	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-RENEW", "--quiet", "--setting", "RefreshSeconds=3")
+	b := connect(t, port)
+	first := waitSessions(t, b, "E2E-RENEW", playContexts...)
+	deadline := time.Now().Add(10 * time.Second)
+	n := 0
+	for time.Now().Before(deadline) {
+		for _, c := range playContexts {
+			n++
+			var e execReply
+			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf("return %d", n)})
+			if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
+				t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
+			}
+		}
+	}
+	if got := strings.Count(serve.Stdout.String(), "plugin socket connected"); got < 3 {
+		t.Fatalf("the socket was opened %d times in 10 s; want a renewal every 3 s", got)
+	}
+	after := waitSessions(t, b, "E2E-RENEW", playContexts...)
+	for _, c := range playContexts {
+		if after[c].SessionID != first[c].SessionID {
+			t.Errorf("%s: session id changed across renewals: %s -> %s", c, first[c].SessionID, after[c].SessionID)
 		}
 	}
 }
