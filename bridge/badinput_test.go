@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -1151,5 +1152,33 @@ func TestPluginMisbehavingMidRequest(t *testing.T) {
 			}
 			tb.assertServing(t)
 		})
+	}
+}
+
+// TestRefusedRequestsAreLogged: every refused request is logged with the
+// header that caused it, so a user whose Studio is refused can report what
+// it sent.
+func TestRefusedRequestsAreLogged(t *testing.T) {
+	var logs kit.Buffer
+	tb := newTestBedWith(t, Options{Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	p := strconv.Itoa(tb.port)
+	for _, tt := range []struct {
+		hdr  http.Header
+		host string
+		want []string
+	}{
+		{http.Header{"Origin": {"https://evil.example"}}, "", []string{"header=Origin", "value=https://evil.example", "path=/plugin", "upgrade=true"}},
+		{http.Header{"Sec-Fetch-Mode": {"websocket"}}, "", []string{"header=Sec-Fetch-Mode", "value=websocket"}},
+		{nil, "evil.example:" + p, []string{"header=Host", "value=evil.example:" + p}},
+	} {
+		if c, _, err := dialRaw(tb.port, protocol.PathPlugin, tt.hdr, tt.host); err == nil {
+			_ = c.CloseNow()
+			t.Fatalf("upgrade with %v accepted", tt.hdr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(logs.String(), w) {
+				t.Fatalf("log lacks %q:\n%s", w, logs.String())
+			}
+		}
 	}
 }

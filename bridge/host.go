@@ -126,7 +126,7 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 	mux.HandleFunc(protocol.PathPlugin, h.servePlugin)
 	mux.HandleFunc(protocol.PathClient, h.serveClient)
 	h.srv = &http.Server{
-		Handler:           guard(mux),
+		Handler:           guard(mux, cfg.Log),
 		ReadHeaderTimeout: 5 * time.Second,
 		// /health callers are one-shot; WebSocket connections are hijacked
 		// and carry their own deadlines and heartbeats.

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -53,14 +54,21 @@ func (h *Host) serveHealth(w http.ResponseWriter, _ *http.Request) {
 // request; Studio's HttpService and WebStreamClient send neither (an
 // assumption recorded in plugin/README.md). A Host header that is not a
 // loopback name means DNS rebinding: a page on evil.example resolved to
-// 127.0.0.1.
-func guard(next http.Handler) http.Handler {
+// 127.0.0.1. Each refusal is logged with the header that caused it, so a
+// user whose Studio is refused can report what it sent.
+func guard(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Sec-Fetch-Mode") != "" {
-			http.Error(w, "studio-bridge refuses browser requests (Origin or Sec-Fetch headers present): a web page must never reach Roblox Studio", http.StatusForbidden)
-			return
+		for _, name := range []string{"Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode"} {
+			if v := r.Header.Get(name); v != "" {
+				log.Warn("refused a request that carries a browser header", "path", clipHost(r.URL.Path), "header", name, "value", clipHost(v),
+					"upgrade", r.Header.Get("Upgrade") != "")
+				http.Error(w, "studio-bridge refuses browser requests (Origin or Sec-Fetch headers present): a web page must never reach Roblox Studio", http.StatusForbidden)
+				return
+			}
 		}
 		if !loopbackHost(r.Host) {
+			log.Warn("refused a request addressed to a host that is not loopback", "path", clipHost(r.URL.Path), "header", "Host", "value", clipHost(r.Host),
+				"upgrade", r.Header.Get("Upgrade") != "")
 			http.Error(w, "studio-bridge only answers requests addressed to a loopback host (127.0.0.1, localhost or [::1]); refusing Host "+clipHost(r.Host), http.StatusForbidden)
 			return
 		}

@@ -157,6 +157,15 @@ func resolveIn(inst Instance, t Target) (protocol.SessionInfo, error) {
 		if want == "" {
 			want = protocol.ContextEdit
 		}
+		// Run mode (F8) has no client DataModel: the server one renders, so
+		// it stands in for a command that defaults to the client (screenshot)
+		if want == protocol.ContextClient && inst.Mode() == protocol.StateRun {
+			if s, ok := inst.Get(protocol.ContextServer); ok {
+				if _, hasClient := inst.Get(protocol.ContextClient); !hasClient {
+					return s, nil
+				}
+			}
+		}
 	}
 	if s, ok := inst.Get(want); ok {
 		return s, nil

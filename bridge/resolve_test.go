@@ -18,6 +18,7 @@ func TestResolve(t *testing.T) {
 	playServer := sess("b-server", "B", protocol.ContextServer, protocol.StateServer)
 	playClient := sess("b-client", "B", protocol.ContextClient, protocol.StateClient)
 	play := []protocol.SessionInfo{playClient, playServer, playEdit}
+	run := []protocol.SessionInfo{sess("r-edit", "R", protocol.ContextEdit, protocol.StateRun), sess("r-server", "R", protocol.ContextServer, protocol.StateRun)}
 	twoInstances := append([]protocol.SessionInfo{editA}, play...)
 
 	tests := []struct {
@@ -42,6 +43,11 @@ func TestResolve(t *testing.T) {
 			msg: "No client context available. Studio is in Edit mode."},
 		{name: "play, unset, read-only default", sessions: play, target: Target{DefaultContext: protocol.ContextEdit}, want: "b-edit"},
 		{name: "play, unset, no default", sessions: play, want: "b-edit"},
+		{name: "play, unset, rendering default (screenshot)", sessions: play, target: Target{DefaultContext: protocol.ContextClient}, want: "b-client"},
+		{name: "edit, rendering default (screenshot)", sessions: []protocol.SessionInfo{editA}, target: Target{DefaultContext: protocol.ContextClient}, want: "a-edit"},
+		{name: "run, unset, rendering default: the server renders", sessions: run, target: Target{DefaultContext: protocol.ContextClient}, want: "r-server"},
+		{name: "run, client named: not there", sessions: run, target: Target{Context: protocol.ContextClient}, kind: ContextUnavailable,
+			msg: "No client context available. Studio is in Run mode but its client session is not connected."},
 		{name: "play, unset, mutating default", sessions: play, target: Target{DefaultContext: protocol.ContextServer}, want: "b-server"},
 		{name: "play, server", sessions: play, target: Target{Context: protocol.ContextServer}, want: "b-server"},
 		{name: "play, client", sessions: play, target: Target{Context: protocol.ContextClient}, want: "b-client"},

@@ -43,12 +43,15 @@ type screenshotPayload struct {
 
 // Screenshot captures the Studio viewport.
 var Screenshot = &Definition{
-	Name:           "screenshot",
-	Summary:        "Save a PNG of the Studio viewport.",
-	Description:    "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
-	Args:           &ScreenshotArgs{},
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
+	Name:         "screenshot",
+	Summary:      "Save a PNG of the Studio viewport.",
+	Description:  "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
+	Args:         &ScreenshotArgs{},
+	NeedsSession: true,
+	// the DataModel that renders: in Play the client (the edit DataModel
+	// does not render the running game), in Run mode the server
+	// (bridge.Resolve), in Edit the edit one
+	DefaultContext: protocol.ContextClient,
 	Output:         ScreenshotData{},
 	MCP:            true,
 	Timeout:        15 * time.Second,

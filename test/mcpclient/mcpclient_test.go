@@ -58,7 +58,7 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 // under luau-web) until the test ends.
 func emulatedWindow(t *testing.T, port int, instance string) {
 	t.Helper()
-	kit.Studio(t, "emulator "+instance, port, "--instance", instance, "--quiet")
+	kit.Studio(t, "emulator "+instance, port, "--instance", instance, "--quiet", "--viewport", "320x200") // the size expect-emulator.json names
 }
 
 // TestOfficialClient: the official client against studio-bridge mcp, with

@@ -32,8 +32,19 @@ options:
                         the fixture's signalBehavior, else Deferred
   --fault <spec>        inject a fault (repeatable): drop:<action>[:always],
                         stall:<action>:<seconds>, refuse-stream[:<n>],
-                        log-flood:<lines/s>, screenshot:timeout|error
-  --setting <k>=<json>  a plugin setting, e.g. --setting LogCapacity=3000
+                        log-flood:<lines/s>, screenshot:timeout|error|denied,
+                        image-budget, settings-nil:<rate>[:<key>], http-denied
+  --max-streams <n>     WebStreamClients open at once in this window, all
+                        DataModels together (default 4)
+  --stream-lifetime <s> seconds after which "Studio" drops each stream
+                        (default 1800)
+  --viewport <W>x<H>    the viewport a screenshot captures (default 1920x1080)
+  --client-localhost    let the Play client DataModel open streams to
+                        localhost (Studio does not)
+  --no-plugin-connection-service
+                        no PluginConnectionService (a Studio older than it)
+  --setting <k>=<json>  a plugin setting, stored as StudioBridge<k>, e.g.
+                        --setting LogCapacity=3000
   --settings-file <f>   persist plugin settings in <f> (JSON)
   --record-api <file>   on exit, write the Roblox APIs used and provided (JSON)
   --quiet               print nothing but errors
@@ -70,6 +81,11 @@ try {
       project: { type: 'string' },
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
+      'max-streams': { type: 'string' },
+      'stream-lifetime': { type: 'string' },
+      'client-localhost': { type: 'boolean' },
+      viewport: { type: 'string' },
+      'no-plugin-connection-service': { type: 'boolean' },
       setting: { type: 'string', multiple: true },
       'settings-file': { type: 'string' },
       'record-api': { type: 'string' },
@@ -107,6 +123,16 @@ if (args.instance && !contexts.includes('edit')) {
   // GUID; a lone server or client derives "solo-<context>-<start>-<place>".
   fail(`--instance needs an edit DataModel: a lone ${contexts[0]} DataModel's plugin derives its own id (solo-${contexts[0]}-…) from the process start and place`)
 }
+const maxStreams = args['max-streams'] === undefined ? undefined : Number(args['max-streams'])
+if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) fail(`--max-streams ${args['max-streams']}: want a whole number >= 1`)
+const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
+if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
+let viewport
+if (args.viewport !== undefined) {
+  const m = /^(\d+)x(\d+)$/.exec(args.viewport)
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1 || Number(m[1]) > 8192 || Number(m[2]) > 8192) fail(`--viewport ${args.viewport}: want <width>x<height>, e.g. 1920x1080 (1 to 8192 each)`)
+  viewport = { width: Number(m[1]), height: Number(m[2]) }
+}
 const pluginSettings = {}
 for (const s of args.setting || []) {
   const i = s.indexOf('=')
@@ -130,6 +156,11 @@ try {
     project: args.project,
     signalBehavior: args['signal-behavior'],
     faults: args.fault || [],
+    maxStreams,
+    streamLifetime,
+    viewport,
+    clientLocalhost: args['client-localhost'] === true,
+    pluginConnectionService: args['no-plugin-connection-service'] !== true,
     pluginSettings,
     settingsFile: args['settings-file'],
     recordApi: args['record-api'],

@@ -12,6 +12,16 @@
 //                              DataModel ("flood <n>")
 //   screenshot:timeout         CaptureScreenshot never calls back
 //   screenshot:error           CreateEditableImageAsync fails
+//   screenshot:denied          the user refuses StudioCaptureService's
+//                              screenshot permission
+//   image-budget               CreateEditableImageAsync returns nil (the
+//                              editable image memory budget is spent)
+//   settings-nil:<rate>[:<key>] Plugin:GetSetting returns nil at that rate
+//                              (0..1), whatever is stored; only for <key>
+//                              when given
+//   http-denied                the user denied the plugin's HTTP permission
+//                              prompt: every RequestAsync and
+//                              CreateWebStreamClient fails
 //
 // "*" as <action> matches every action.
 
@@ -38,10 +48,21 @@ export function parseFault(spec) {
       return { kind, rate }
     }
     case 'screenshot':
-      if (parts[1] !== 'timeout' && parts[1] !== 'error') throw new Error(`fault ${spec}: want screenshot:timeout or screenshot:error`)
+      if (!['timeout', 'error', 'denied'].includes(parts[1])) throw new Error(`fault ${spec}: want screenshot:timeout, screenshot:error or screenshot:denied`)
       return { kind, mode: parts[1] }
+    case 'image-budget':
+      if (parts.length > 1) throw new Error(`fault ${spec}: image-budget takes no argument`)
+      return { kind }
+    case 'settings-nil': {
+      const rate = Number(parts[1])
+      if (parts[1] === undefined || !(rate >= 0 && rate <= 1)) throw new Error(`fault ${spec}: want settings-nil:<rate from 0 to 1>[:<key>]`)
+      return { kind, rate, key: parts.slice(2).join(':') || undefined }
+    }
+    case 'http-denied':
+      if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
+      return { kind }
     default:
-      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood or screenshot`)
+      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil or http-denied`)
   }
 }
 
@@ -97,8 +118,18 @@ export class Faults {
     return 'HttpService:CreateWebStreamClient() failed: the request was refused (emulated fault)'
   }
 
+  has(kind) {
+    return this.list.some((x) => x.kind === kind)
+  }
+
+  // settings-nil: whether this GetSetting of key returns nil.
+  settingsNil(key) {
+    return this.list.some((x) => x.kind === 'settings-nil' && (x.key === undefined || x.key === key) && Math.random() < x.rate)
+  }
+
   value(name) {
     if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
+    if (name === 'image-budget') return this.has('image-budget') || undefined
     return undefined
   }
 

@@ -6,12 +6,13 @@ import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { randomUUID } from 'node:crypto'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import WebSocket from 'ws'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
-const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'testkit', 'boot']
+const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'pluginconnection', 'capture', 'testkit', 'boot']
 const runtimeSources = Object.fromEntries(
   RUNTIME_FILES.map((name) => [name, readFileSync(path.join(here, '..', 'runtime', `${name}.luau`), 'utf8')]),
 )
@@ -112,6 +113,15 @@ async function freshLuau() {
   return mod
 }
 
+function isLoopbackUrl(url) {
+  try {
+    const host = new URL(url).hostname
+    return host === 'localhost' || host === '[::1]' || host === '::1' || host.startsWith('127.')
+  } catch {
+    return false
+  }
+}
+
 export class DataModel {
   constructor(window, context) {
     this.window = window
@@ -127,6 +137,7 @@ export class DataModel {
     this.netAttempts = { http: 0, ws: 0 }
     this.startedAt = performance.now()
     this.busy = Promise.resolve()
+    this.pcsId = randomUUID() // PluginConnection.TargetId of this DataModel
   }
 
   log(...args) {
@@ -154,8 +165,10 @@ export class DataModel {
       wsOpen: (ctx, url) => this.wsOpen(url),
       wsSend: (ctx, id, data) => this.wsSend(id, data),
       wsClose: (ctx, id) => this.wsClose(id),
-      wsRefuse: () => w.faults.refuseStream(this.context),
-      settingsGet: (key) => w.settings.get(key),
+      wsRefuse: () => w.streamRefusal(this.context),
+      httpDenied: () => w.faults.has('http-denied'),
+      pcsSend: (ctx, targetId, message) => w.pcsSend(this, targetId, message),
+      settingsGet: (key) => w.getSetting(key),
       settingsSet: (key, json) => w.setSetting(key, json),
       fault: (ctx, name) => w.faults.value(name),
       ui: (ctx, kind, id, state) => w.onUi(this.context, kind, id, state),
@@ -171,13 +184,15 @@ export class DataModel {
     this.luau = await LuauState.createAsync({ __host: this.hostApi() })
     const chunks = RUNTIME_FILES.map((name) => this.luau.loadstring(runtimeSources[name], `=runtime/${name}`, true))
     const bootstrap = this.luau.loadstring(
-      `local core, json, datatypes, instances, services, testkit, boot, configJson, fixtureJson, pluginJson = ...
+      `local core, json, datatypes, instances, services, pluginconnection, capture, testkit, boot, configJson, fixtureJson, pluginJson = ...
       local rt = { host = __host, globals = {} }
       core()(rt)
       json()(rt)
       datatypes()(rt)
       instances()(rt)
       services()(rt)
+      pluginconnection()(rt)
+      capture()(rt)
       testkit()(rt)
       return boot()(rt, configJson, fixtureJson, pluginJson)`,
       '=runtime/bootstrap',
@@ -274,12 +289,40 @@ export class DataModel {
 
   // --- WebSockets ---------------------------------------------------------
 
+  // A stream holds one of the window's slots (--max-streams) from
+  // CreateWebStreamClient until it is closed or fails.
+  releaseStream(entry) {
+    if (entry.released) return
+    entry.released = true
+    clearTimeout(entry.lifetimeTimer)
+    this.window.openStreams -= 1
+  }
+
   wsOpen(url) {
     const id = this.nextSocketId++
     this.netAttempts.ws += 1
+    this.window.openStreams += 1
+    if (this.context === 'client' && !this.window.options.clientLocalhost && isLoopbackUrl(url)) {
+      // A Play client DataModel cannot reach localhost (README, "Studio's
+      // limits"): the stream fails as a refused connection does.
+      const entry = { ws: { terminate() {}, close() {}, readyState: WebSocket.CLOSED }, errored: true, released: false }
+      this.sockets.set(id, entry)
+      setTimeout(() => {
+        this.sockets.delete(id)
+        this.releaseStream(entry)
+        this.push('ws-error', id, 0, 'HttpError: ConnectFail (a Play client DataModel cannot connect to localhost)')
+      }, 20).unref()
+      return id
+    }
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10000 })
-    const entry = { ws, errored: false }
+    const entry = { ws, errored: false, released: false }
     this.sockets.set(id, entry)
+    // Studio ends every stream after a while (--stream-lifetime), abruptly
+    entry.lifetimeTimer = setTimeout(() => {
+      this.log(`closing stream ${id}: its lifetime of ${this.window.streamLifetime}s is over (--stream-lifetime)`)
+      ws.terminate()
+    }, this.window.streamLifetime * 1000)
+    entry.lifetimeTimer.unref()
     ws.on('open', () => this.push('ws-open', id, 101, ''))
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? Buffer.from(data).toString('latin1') : data.toString('utf8')
@@ -299,6 +342,7 @@ export class DataModel {
     })
     ws.on('close', (code, reason) => {
       this.sockets.delete(id)
+      this.releaseStream(entry)
       if (!entry.errored) this.push('ws-close', id, code, reason.toString())
     })
     return id
@@ -313,6 +357,7 @@ export class DataModel {
     const entry = this.sockets.get(id)
     if (entry) {
       entry.errored = true // the runtime already reported the close
+      this.releaseStream(entry)
       entry.ws.close(1000)
       setTimeout(() => entry.ws.terminate(), 2000).unref()
     }
@@ -329,6 +374,11 @@ export class DataModel {
   httpRequest(method, url, headersJson, body) {
     const id = this.nextHttpId++
     this.netAttempts.http += 1
+    if (this.window.faults.has('http-denied')) {
+      // the user said no to the permission prompt: no request leaves Studio
+      setTimeout(() => this.push('http', id, 0, '', 'Http requests are not allowed: the user denied this plugin permission (emulated fault http-denied)'), 5).unref()
+      return id
+    }
     let headers = {}
     try {
       headers = JSON.parse(headersJson || '{}')

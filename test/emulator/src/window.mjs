@@ -10,6 +10,7 @@ import { loadClassDb } from './classdb.mjs'
 import { Faults } from './faults.mjs'
 import { expandPackages } from './packages.mjs'
 import { loadRojoProject } from './rojo.mjs'
+import { SettingsStore } from './settings.mjs'
 import { StudioTest } from './studiotest.mjs'
 import { DataModel } from './vm.mjs'
 
@@ -17,6 +18,13 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 export const REPO_ROOT = path.resolve(here, '..', '..', '..')
 export const DEFAULT_FIXTURE = path.join(here, '..', 'fixtures', 'default.json')
 export const DEFAULT_PROJECT = path.join(REPO_ROOT, 'plugin', 'default.project.json')
+
+// Studio's limits the emulator enforces by default (README, "Studio's
+// limits"): WebStreamClients open at once per Studio process, and how long
+// Studio keeps one open.
+export const DEFAULT_MAX_STREAMS = 4
+export const DEFAULT_STREAM_LIFETIME = 1800
+export const DEFAULT_VIEWPORT = Object.freeze({ width: 1920, height: 1080 })
 
 // Workspace.SignalBehavior values the emulator implements: Deferred (Studio's
 // default) and Immediate.
@@ -32,13 +40,20 @@ const MESSAGE_LABEL = {
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
   //            project, signalBehavior, faults, quiet, settingsFile, out,
-  //            err, recordApi }
+  //            err, recordApi, maxStreams, streamLifetime, clientLocalhost,
+  //            pluginConnectionService }
   constructor(options) {
     this.options = options
     this.startedAt = performance.now()
     this.classDb = loadClassDb()
-    this.settings = new Map()
     this.models = new Map()
+    // WebStreamClient slots in use by all DataModels of this process
+    this.maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
+    this.streamLifetime = options.streamLifetime ?? DEFAULT_STREAM_LIFETIME
+    if (!(Number.isInteger(this.maxStreams) && this.maxStreams >= 0)) throw new Error(`max streams ${this.maxStreams}: want a whole number >= 0`)
+    if (!(this.streamLifetime > 0)) throw new Error(`stream lifetime ${this.streamLifetime}: want seconds > 0`)
+    this.openStreams = 0
+    this.pcsLinks = new Map() // test DataModel context -> true while its PluginConnection is up
     this.guidCount = 0
     this.out = options.out || ((line) => process.stdout.write(line + '\n'))
     this.err = options.err || ((line) => process.stderr.write(line + '\n'))
@@ -55,16 +70,31 @@ export class Window {
     }
     const project = options.project || DEFAULT_PROJECT
     this.pluginTree = options.noPlugin ? null : loadRojoProject(project)
-    if (options.settingsFile) {
-      try {
-        for (const [k, v] of Object.entries(JSON.parse(readFileSync(options.settingsFile, 'utf8')))) {
-          this.settings.set(k, JSON.stringify(v))
-        }
-      } catch {}
-    }
+    this.settings = new SettingsStore(options.settingsFile)
     // The user configured the port in the plugin's settings before.
-    if (options.port) this.settings.set('Port', JSON.stringify(options.port))
-    for (const [k, v] of Object.entries(options.pluginSettings || {})) this.settings.set(k, JSON.stringify(v))
+    if (options.port) this.settings.set(seedKey('Port'), JSON.stringify(options.port))
+    for (const [k, v] of Object.entries(options.pluginSettings || {})) this.settings.set(seedKey(k), JSON.stringify(v))
+  }
+
+  // Plugin:GetSetting: the stored value (JSON), or undefined; with the
+  // settings-nil fault, undefined at that rate whatever is stored.
+  getSetting(key) {
+    if (this.faults.settingsNil(key)) return undefined
+    return this.settings.get(key)
+  }
+
+  // Whether a DataModel may open another WebStreamClient now: a refusal
+  // message (as CreateWebStreamClient raises it), or undefined.
+  streamRefusal(context) {
+    const fault = this.faults.refuseStream(context)
+    if (fault) return fault
+    if (this.faults.has('http-denied')) {
+      return 'HttpService:CreateWebStreamClient() failed: Http requests are not allowed: the user denied this plugin permission to access 127.0.0.1 (emulated fault http-denied)'
+    }
+    if (this.openStreams >= this.maxStreams) {
+      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams})`
+    }
+    return undefined
   }
 
   log(...args) {
@@ -89,11 +119,6 @@ export class Window {
 
   setSetting(key, json) {
     this.settings.set(key, json)
-    if (this.options.settingsFile) {
-      const obj = {}
-      for (const [k, v] of this.settings) obj[k] = JSON.parse(v)
-      writeFileSync(this.options.settingsFile, JSON.stringify(obj, null, 2))
-    }
   }
 
   // HttpService:GenerateGUID. With --instance, the edit DataModel's first
@@ -119,10 +144,12 @@ export class Window {
       httpEnabled: false,
       loadStringEnabled: !!this.fixture.loadStringEnabled,
       signalBehavior: this.signalBehavior,
+      pluginConnectionService: this.pcsEnabled(),
       // Run (F8): the simulation's server DataModel, which is client and
       // server at once and has a viewport (see README, "Run mode")
       runMode: this.runMode === true && context === 'server',
-      screenshot: { width: 320, height: 200, ...(this.fixture.screenshot || {}) },
+      // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
+      screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
     }
   }
@@ -133,13 +160,76 @@ export class Window {
     this.models.set(context, dm)
     await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree: this.pluginTree })
     this.log(`${context} DataModel started`)
+    this.tellPlaying()
+    if (this.pcsEnabled()) {
+      if (context === 'edit') {
+        for (const c of ['server', 'client']) if (this.models.has(c)) this.linkPcs(c)
+      } else if (this.models.has('edit')) {
+        this.linkPcs(context)
+      }
+    }
     return dm
+  }
+
+  // The edit DataModel renders only while nothing plays (README, "Studio's
+  // limits").
+  tellPlaying() {
+    const edit = this.models.get('edit')
+    if (edit) edit.push('playing', 0, this.models.has('server') || this.models.has('client'))
+  }
+
+  pcsEnabled() {
+    return this.options.pluginConnectionService !== false
+  }
+
+  // PluginConnectionService: the edit DataModel and a test DataModel (server
+  // or client) get a PluginConnection to each other, a little after the test
+  // DataModel's plugin started (so it first finds none and must wait for
+  // PluginConnectionService.Connected, as the reference's example does).
+  linkPcs(testContext) {
+    const timer = setTimeout(() => {
+      const edit = this.models.get('edit')
+      const test = this.models.get(testContext)
+      if (!edit || !test || this.pcsLinks.has(testContext)) return
+      this.pcsLinks.set(testContext, true)
+      edit.push('pc-connect', test.pcsId, 'Test')
+      test.push('pc-connect', edit.pcsId, 'Edit')
+      this.log(`PluginConnection edit <-> ${testContext} connected`)
+    }, 100)
+    timer.unref()
+  }
+
+  unlinkPcs(testContext) {
+    if (!this.pcsLinks.delete(testContext)) return
+    const edit = this.models.get('edit')
+    const test = this.models.get(testContext)
+    if (edit && test) edit.push('pc-disconnect', test.pcsId)
+    if (edit && test) test.push('pc-disconnect', edit.pcsId)
+    this.log(`PluginConnection edit <-> ${testContext} disconnected`)
+  }
+
+  // PluginConnection:SendMessage from DataModel `from` to the DataModel
+  // whose PluginConnection id is `targetId`: delivered in order.
+  pcsSend(from, targetId, message) {
+    for (const dm of this.models.values()) {
+      if (dm.pcsId === targetId) {
+        dm.push('pc-message', from.pcsId, message)
+        return true
+      }
+    }
+    return false
   }
 
   async stopModel(context) {
     const dm = this.models.get(context)
     if (!dm) return
+    if (context === 'edit') {
+      for (const c of ['server', 'client']) this.unlinkPcs(c)
+    } else {
+      this.unlinkPcs(context)
+    }
     this.models.delete(context)
+    this.tellPlaying()
     await dm.stop()
     this.log(`${context} DataModel stopped`)
   }
@@ -206,6 +296,12 @@ export class Window {
     }
     for (const c of ['client', 'server', 'edit']) await this.stopModel(c)
   }
+}
+
+// A --port or --setting key as the plugin stores it: every key the plugin
+// writes starts with StudioBridge (plugin/README.md, "Settings").
+export function seedKey(key) {
+  return key.startsWith('StudioBridge') ? key : `StudioBridge${key}`
 }
 
 // Every class, property and enum in a fixture must exist in the Roblox API.

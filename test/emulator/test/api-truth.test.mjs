@@ -97,7 +97,9 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
   before(async () => {
     host = new MiniHost()
     const port = await host.listen()
-    window = new Window({ port, quiet: true, faults: [] })
+    // the MiniHost speaks plugin protocol v1: each DataModel its own socket,
+    // so the client is let reach localhost (which Studio's cannot)
+    window = new Window({ port, quiet: true, faults: [], clientLocalhost: true })
     await window.start(['edit', 'server', 'client'])
     await until(() => host.sessions.filter((s) => !s.closed).length === 3, 10000)
     for (const context of ['edit', 'server', 'client']) {
@@ -143,14 +145,22 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
       'WebStreamClient.MessageReceived',
       'LogService.MessageOut',
       'LogService.GetLogHistory',
-      'CaptureService.CaptureScreenshot',
-      'AssetService.CreateEditableImageAsync',
-      'EditableImage.ReadPixelsBuffer',
+      'StudioCaptureService.CanCaptureScreenshot',
+      'StudioCaptureService.RequestScreenshotPermissionAsync',
+      'StudioCaptureService.CaptureScreenshot',
+      'StudioScreenshotCapture.ScaleAsync',
+      'StudioScreenshotCapture.GetBuffer',
       'ReflectionService.GetPropertiesOfClass',
       'Plugin.GetSetting',
       'PluginToolbar.CreateButton',
       'RunService.RunState',
       'Enum.WebStreamClientType.WebSocket',
+      'PluginConnectionService.CanHaveConnectionType',
+      'PluginConnectionService.GetPluginConnectionsOfType',
+      'PluginConnectionService.Connected',
+      'PluginConnection.BindToMessage',
+      'PluginConnection.SendMessage',
+      'Enum.PluginConnectionTargetType.Test',
       'global:elapsedTime',
       'global:loadstring',
       'datatype:NumberSequence.Keypoints',

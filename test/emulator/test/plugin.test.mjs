@@ -23,11 +23,14 @@ function newWindow(port, extra = {}) {
 }
 
 // A MiniHost and one window in Play mode (edit, server and client), once all
-// three DataModels have registered.
+// three DataModels have registered. The MiniHost speaks plugin protocol
+// version 1, where each DataModel opens its own socket, so the client
+// DataModel is let reach localhost (--client-localhost), which Studio's
+// does not.
 async function startPlayWindow(extra) {
   const host = new MiniHost()
   const port = await host.listen()
-  const { window, output } = newWindow(port, extra)
+  const { window, output } = newWindow(port, { clientLocalhost: true, ...extra })
   await window.start(['edit', 'server', 'client'])
   await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
   return { host, window, output }
@@ -129,9 +132,9 @@ describe('edit window against a protocol-level host', () => {
     await host.close()
   })
 
-  test('hello describes the session', () => {
+  test('hello describes the session (a v2 hello, valid as v1: the MiniHost answers v1 and the plugin falls back)', () => {
     const h = session.hello
-    assert.deepEqual(h.protocolVersions, [1])
+    assert.deepEqual(h.protocolVersions, [2, 1])
     assert.equal(h.instanceId, 'WIN-1')
     assert.equal(h.context, 'edit')
     assert.equal(h.state, 'Edit')
@@ -412,17 +415,21 @@ describe('edit window against a protocol-level host', () => {
     const r = await host.call(session, 'screenshot')
     assert.equal(r.ok, true)
     assert.ok(r.chunks >= 2, `chunks: ${r.chunks}`)
+    // the 1920x1080 viewport, downscaled to fit 1024x1024 (nearest sampling)
     const { width, height, format, data } = r.payload
-    assert.deepEqual([width, height, format], [320, 200, 'rgba8'])
+    assert.deepEqual([width, height, format], [1024, 576, 'rgba8'])
     const raw = Buffer.from(data, 'base64')
     assert.equal(raw.length, width * height * 4)
     for (const [x, y] of [
       [0, 0],
-      [319, 199],
+      [1023, 575],
       [100, 50],
+      [517, 301],
     ]) {
       const o = (y * width + x) * 4
-      assert.deepEqual([...raw.subarray(o, o + 4)], [Math.floor((x * 255) / 319), Math.floor((y * 255) / 199), (x ^ y) & 255, 255])
+      const sx = Math.floor((x * 1920) / width)
+      const sy = Math.floor((y * 1080) / height)
+      assert.deepEqual([...raw.subarray(o, o + 4)], [Math.floor((sx * 255) / 1919), Math.floor((sy * 255) / 1079), (sx ^ sy) & 255, 255])
     }
   })
 
@@ -476,7 +483,7 @@ describe('the settings panel', () => {
       const status = String(await dm.command('widget', 'StudioBridgeSettings.Status'))
       assert.equal(status, `The port must be a whole number from 1 to 65535. Keeping port ${port1}.`, `input ${JSON.stringify(bad)}`)
       assert.equal(await dm.command('widget', 'StudioBridgeSettings.Port'), String(port1), `input ${JSON.stringify(bad)}`)
-      assert.equal(window.settings.get('Port'), String(port1), `input ${JSON.stringify(bad)}`)
+      assert.equal(window.settings.get('StudioBridgePort'), String(port1), `input ${JSON.stringify(bad)}`)
     }
     await new Promise((r) => setTimeout(r, 100))
     assert.equal(s1.closed, false)
@@ -487,7 +494,7 @@ describe('the settings panel', () => {
     await dm.command('type', `StudioBridgeSettings.Port ${port2}`)
     const s2 = await moved
     assert.equal(s2.hello.previousSessionId, s1.sessionId)
-    assert.equal(window.settings.get('Port'), String(port2))
+    assert.equal(window.settings.get('StudioBridgePort'), String(port2))
     await until(() => s1.closed)
 
     await dm.command('type', 'StudioBridgeSettings.LogCapacity 2500')
@@ -846,7 +853,7 @@ describe('faults', () => {
     const s = await waiting
     const r = await host.call(s, 'screenshot')
     assert.equal(r.error.code, 'SCREENSHOT_FAILED')
-    assert.match(r.error.message, /could not read the capture/)
+    assert.match(r.error.message, /not enough memory budget/)
     await window.shutdown()
     await host.close()
   })
@@ -872,6 +879,9 @@ describe('faults', () => {
   })
 })
 
+// A lone client DataModel with no PluginConnectionService to an edit
+// DataModel connects on its own, where it can reach localhost at all
+// (--client-localhost).
 describe('a client DataModel, where HttpService cannot make requests', () => {
   // A loopback port nothing listens on (it was free a moment ago).
   async function closedPort() {
@@ -891,7 +901,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   test('RequestAsync fails there as in Studio; the plugin connects over the WebSocket directly', async () => {
     const host = new MiniHost()
     const port = await host.listen()
-    const { window } = newWindow(port)
+    const { window } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     const waiting = host.waitSession(15000)
     await window.start(['client'])
     const s = await waiting
@@ -911,7 +921,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
 
   test('with no host it retries every 2 s, not in a loop, and connects once a host appears', async () => {
     const port = await closedPort()
-    const { window, output } = newWindow(port)
+    const { window, output } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     await window.start(['client'])
     const dm = window.models.get('client')
     await until(() => dm.netAttempts.ws >= 1, 8000) // after the window-registry wait
@@ -930,7 +940,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   test('after losing its host it backs off (250 ms, 500 ms, 1 s, then 2 s) and keeps its session id', async () => {
     let host = new MiniHost()
     const port = await host.listen()
-    const { window } = newWindow(port)
+    const { window } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
     const waiting = host.waitSession(15000)
     await window.start(['client'])
     const s = await waiting

@@ -31,6 +31,12 @@ export class MiniHost {
     this.wss = new WebSocketServer({ noServer: true })
     this.server.on('upgrade', (req, socket, head) => {
       if (req.url !== '/plugin') return socket.destroy()
+      if (this.refuseUpgrade) {
+        // answer the upgrade with an HTTP status, as the host's guard does
+        this.refusedUpgrades = (this.refusedUpgrades || 0) + 1
+        socket.end(`HTTP/1.1 ${this.refuseUpgrade} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+        return
+      }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws))
     })
   }

@@ -1,0 +1,205 @@
+package emulator_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// End-to-end runs under Studio's limits (test/emulator/README.md, "Studio's
+// limits") with the real host and plugin protocol version 2: one stream per
+// window carries every DataModel's session, sessions outlive the streams
+// Studio drops, and scripts larger than a frame are sent in chunks.
+
+var playContexts = []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient}
+
+// TestPlayOverOneStream: with one WebStreamClient allowed for the whole
+// window (and a client DataModel that cannot reach localhost), Play
+// registers edit, server and client, and exec, logs, query and screenshot
+// work in each.
+func TestPlayOverOneStream(t *testing.T) {
+	port, _, b := startWindow(t, "--play", "--max-streams", "1", "--instance", "E2E-ONE", "--quiet")
+	got := waitSessions(t, b, "E2E-ONE", playContexts...)
+	for _, c := range playContexts {
+		id := got[c].SessionID
+		var e execReply
+		mustCall(t, b, id, "exec", map[string]any{"script": `print("exec in ` + string(c) + `") local rs = game:GetService("RunService") return rs:IsEdit(), rs:IsClient()`}, &e)
+		wantEdit, wantClient := c == protocol.ContextEdit, c != protocol.ContextServer
+		if !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(wantEdit) || string(e.ReturnValues[1]) != fmt.Sprint(wantClient) {
+			t.Fatalf("%s: exec ran in the wrong DataModel: %+v", c, e)
+		}
+		var logs logsReply
+		mustCall(t, b, id, "logs", map[string]any{"count": 50}, &logs)
+		found := false
+		for _, l := range logs.Entries {
+			found = found || l.Body == "exec in "+string(c)
+		}
+		if !found {
+			t.Errorf("%s: logs miss the exec's line: %+v", c, logs.Entries)
+		}
+		var q struct{ Instance node }
+		mustCall(t, b, id, "query", map[string]any{"path": "Workspace"}, &q)
+		if q.Instance.Path != "game.Workspace" {
+			t.Errorf("%s: query Workspace answered %+v", c, q)
+		}
+		r := call(t, b, id, "screenshot", map[string]any{})
+		if c != protocol.ContextClient {
+			wantCode(t, r, protocol.CodeScreenshotFailed) // in Play only the client renders
+		} else {
+			if r.err != nil {
+				t.Fatalf("%s: screenshot: %v", c, r.err)
+			}
+			checkScreenshot(t, r)
+		}
+	}
+	// with no --context, screenshot targets the DataModel that renders
+	checkPNGScreenshot(t, port)
+}
+
+// TestStreamsDroppedUnderLoad: Studio drops every stream after 5 s; over
+// half a minute of execs in all three DataModels nothing fails, the session
+// ids never change, and a log subscription sees every line with continuous
+// sequence numbers.
+func TestStreamsDroppedUnderLoad(t *testing.T) {
+	_, studio, b := startWindow(t, "--play", "--max-streams", "1", "--stream-lifetime", "5", "--instance", "E2E-LIFE")
+	first := waitSessions(t, b, "E2E-LIFE", playContexts...)
+	edit := first[protocol.ContextEdit].SessionID
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := b.Events(ctx, edit)
+	mustCall(t, b, edit, "subscribe", map[string]any{"events": []string{"log"}}, nil)
+
+	var lines []string
+	var seqs []int64
+	collect := func(ev protocol.Event) {
+		var l logLine
+		if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && strings.HasPrefix(l.Body, "loop ") {
+			lines = append(lines, l.Body)
+			seqs = append(seqs, ev.Seq)
+		}
+	}
+
+	deadline := time.Now().Add(30 * time.Second)
+	n := 0
+	for time.Now().Before(deadline) {
+		for _, c := range playContexts {
+			n++
+			var e execReply
+			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf(`print("loop %d") return %d`, n, n)})
+			if r.err != nil {
+				t.Fatalf("exec %d in %s failed: %v", n, c, r.err)
+			}
+			if err := json.Unmarshal(r.payload, &e); err != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
+				t.Fatalf("exec %d in %s: %s", n, c, r.payload)
+			}
+		}
+		for drained := false; !drained; {
+			select {
+			case ev := <-events:
+				collect(ev)
+			default:
+				drained = true
+			}
+		}
+	}
+	if !strings.Contains(studio.Stdout.String(), "lifetime of 5s is over") {
+		t.Fatal("no stream reached its lifetime: the test proved nothing")
+	}
+
+	// every edit exec printed one line
+	wantLines := 0
+	for i := 1; i <= n; i++ {
+		if (i-1)%len(playContexts) == 0 {
+			wantLines++
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for len(lines) < wantLines {
+		select {
+		case ev := <-events:
+			collect(ev)
+		case <-timeout:
+			t.Fatalf("log subscription saw %d of %d lines", len(lines), wantLines)
+		}
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] <= seqs[i-1] {
+			t.Fatalf("log sequence numbers not increasing: %v", seqs)
+		}
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("loop %d", 1+i*len(playContexts)); l != want {
+			t.Fatalf("log line %d is %q, want %q (lost or reordered)", i, l, want)
+		}
+	}
+	after := waitSessions(t, b, "E2E-LIFE", playContexts...)
+	for _, c := range playContexts {
+		if after[c].SessionID != first[c].SessionID {
+			t.Errorf("%s: session id changed: %s -> %s", c, first[c].SessionID, after[c].SessionID)
+		}
+	}
+	t.Logf("%d execs over 30 s, %d log lines", n, len(lines))
+}
+
+// TestFourMegabyteScript: a 4 MB script reaches the edit DataModel and a
+// relayed server DataModel in chunks and runs.
+func TestFourMegabyteScript(t *testing.T) {
+	_, _, b := startWindow(t, "--play", "--instance", "E2E-BIG", "--quiet")
+	got := waitSessions(t, b, "E2E-BIG", playContexts...)
+	var sb strings.Builder
+	sb.WriteString("local n = 0\n")
+	line := `n += #"` + strings.Repeat("x", 60) + "\"\n"
+	for sb.Len() < 4*1000*1000 {
+		sb.WriteString(line)
+	}
+	sb.WriteString("return n\n")
+	script := sb.String()
+	lines := (len(script) - len("local n = 0\n") - len("return n\n")) / len(line)
+	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer} {
+		var e execReply
+		mustCall(t, b, got[c].SessionID, "exec", map[string]any{"script": script}, &e)
+		if !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(lines*60) {
+			t.Fatalf("%s: 4 MB script: %+v", c, e)
+		}
+	}
+}
+
+// TestSocketRenewedBeforeItsLifetime: the plugin renews its socket before
+// Studio's stream lifetime ends (here after 3 s instead of 25 minutes):
+// calls keep working through every renewal and the session ids stay.
+func TestSocketRenewedBeforeItsLifetime(t *testing.T) {
+	requireSetup(t)
+	port := kit.FreePort(t)
+	serve := startServe(t, "serve", port)
+	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-RENEW", "--quiet", "--setting", "RefreshSeconds=3")
+	b := connect(t, port)
+	first := waitSessions(t, b, "E2E-RENEW", playContexts...)
+	deadline := time.Now().Add(10 * time.Second)
+	n := 0
+	for time.Now().Before(deadline) {
+		for _, c := range playContexts {
+			n++
+			var e execReply
+			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf("return %d", n)})
+			if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
+				t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
+			}
+		}
+	}
+	if got := strings.Count(serve.Stdout.String(), "plugin socket connected"); got < 3 {
+		t.Fatalf("the socket was opened %d times in 10 s; want a renewal every 3 s", got)
+	}
+	after := waitSessions(t, b, "E2E-RENEW", playContexts...)
+	for _, c := range playContexts {
+		if after[c].SessionID != first[c].SessionID {
+			t.Errorf("%s: session id changed across renewals: %s -> %s", c, first[c].SessionID, after[c].SessionID)
+		}
+	}
+}
