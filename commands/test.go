@@ -35,6 +35,17 @@ type TestArgs struct {
 	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
 	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
 	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against it"`
+	// Play and Run run the specs in a playtest (exec_play.go), as exec's.
+	Play bool `json:"play" usage:"start a playtest (server and client), run the specs in it (the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run the specs in it (the server unless context is 'client'), then stop the test. The window must be in Edit mode."`
+	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
+
+	// testContext is the test's DataModel the specs run in, set by
+	// Retarget for --play and --run.
+	testContext protocol.Context
+}
+
+func (a *TestArgs) playChoice() playChoice {
+	return playChoice{play: a.Play, run: a.Run, context: &a.testContext, cmd: "test"}
 }
 
 // Test runs TestEZ specs in a session (or Open Cloud) and reports them.
@@ -49,6 +60,7 @@ var Test = &Definition{
 		return args.Cloud || args.cloudFlag() != ""
 	},
 	DefaultContext: protocol.ContextServer,
+	Retarget:       retargetTest,
 	Mutates:        true,
 	Output:         TestData{},
 	MCP:            true,
@@ -94,12 +106,22 @@ func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
 	if args.Cloud {
 		return runTestCloud(ctx, env, args, script)
 	}
+	if args.Play || args.Run {
+		return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
+			return runTestIn(ctx, env, args, script, names)
+		})
+	}
+	return runTestIn(ctx, env, args, script, names)
+}
+
+// runTestIn runs the runner script in env.Session and reports its answer.
+func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, names map[string]string) (*Result, error) {
 	if len(script) > protocol.MaxRequestPayloadBytes-4096 {
 		return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script; a Studio plugin takes at most %d (PROTOCOL.md 12.13): name fewer folders", len(script), protocol.MaxRequestPayloadBytes-4096)}
 	}
 	var data ExecData
 	started := time.Now()
-	err = action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
+	err := action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
 			// the specs' own output: on stderr, so stdout keeps the
@@ -127,6 +149,9 @@ func checkTestArgs(args *TestArgs) error {
 	}
 	if !args.Cloud && args.cloudFlag() != "" {
 		return UsageError{fmt.Errorf("test: %s only applies with --cloud", args.cloudFlag())}
+	}
+	if args.Cloud && (args.Play || args.Run) {
+		return UsageError{errors.New("test: --play and --run need Studio; they do not combine with --cloud")}
 	}
 	if args.Cloud && args.Root == "" {
 		return UsageError{errors.New("test --cloud: give --root (the specs in the place version, e.g. built with Rojo and passed with --place-file); spec files from disk are not supported in the cloud, see docs/testing.md")}
