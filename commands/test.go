@@ -63,6 +63,7 @@ var Test = &Definition{
 	Retarget:       retargetTest,
 	Mutates:        true,
 	Output:         TestData{},
+	LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
 	MCP:            true,
 	Timeout:        300 * time.Second,
 	Noun:           "Test run",
@@ -255,9 +256,6 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
 	}
 	data.count()
-	if env.OutputBudget > 0 {
-		data = data.fit(env.OutputBudget)
-	}
 	res := &Result{Data: data}
 	switch args.Reporter {
 	case "github":
