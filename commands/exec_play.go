@@ -130,6 +130,10 @@ func stopAfter(ctx context.Context, env *Env, instanceID string) error {
 		err = EndTest(sctx, env, in, StopTimeout)
 	}
 	if err == nil {
+		// the edit session reports Edit a moment after the test's sessions
+		// go: wait for it (bounded), so that the next command, perhaps
+		// another --play, finds the window in Edit
+		stoppedWindow(sctx, env, instanceID)
 		return nil
 	}
 	return &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Could not end the test, so Studio is still in it: %v", err)}

@@ -253,6 +253,8 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		return nil, UsageError{fmt.Errorf("test: TestEZ is not in the place (looked at %s); add it as a Wally dev-dependency in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its ModuleScript with --testez-path", strings.Join(ans.Searched, ", "), wallyLine)}
 	case "jest-missing":
 		return nil, UsageError{fmt.Errorf("test: Jest-Lua is not in the place (looked at %s); add it as Wally dev-dependencies in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its Jest ModuleScript with --jest-path", strings.Join(ans.Searched, ", "), jestWallyLines)}
+	case "jest-no-loadstring":
+		return nil, UsageError{errors.New("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without --play/--run)")}
 	case "root-missing":
 		return nil, UsageError{fmt.Errorf("test: --root %s: no such instance in the place", args.Root)}
 	case "root-uncloneable":

@@ -6,6 +6,8 @@ package emulator_test
 // reported through the same document as TestEZ runs.
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,6 +75,38 @@ func TestTestJest(t *testing.T) {
 		}
 	})
 
+	t.Run("--root runs Jest specs already in the place, from a clone", func(t *testing.T) {
+		_, errOut, code := cli(t, port, "exec", `local suite = Instance.new("Folder")
+suite.Name = "JestSuite"
+local spec = Instance.new("ModuleScript")
+spec.Name = "answer.spec"
+spec.Source = 'local G = require(game.ReplicatedStorage.rbxts_include.node_modules["@rbxts-js"].JestGlobals)\nG.it("knows the answer", function()\n\tG.expect(41).toBe(42)\nend)'
+spec.Parent = suite
+suite.Parent = game:GetService("ReplicatedStorage")`)
+		if code != 0 {
+			t.Fatalf("setup: %s", errOut)
+		}
+		d := jest(t, 1, "--root", "ReplicatedStorage.JestSuite")
+		if len(d.Tests) != 1 {
+			t.Fatalf("%+v", d)
+		}
+		if tc := d.Tests[0]; tc.Name != "knows the answer" || tc.File != "ReplicatedStorage.JestSuite.answer.spec" || tc.Line != 3 ||
+			!strings.HasPrefix(tc.Message, "ReplicatedStorage.JestSuite.answer.spec:3: expect(received).toBe(expected)") {
+			t.Fatalf("%+v", tc)
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
+	t.Run("in a playtest without LoadStringEnabled Jest-Lua cannot load specs: said, exit 2", func(t *testing.T) {
+		out, errOut, code := cliIn(t, jestDir, port, "test", "--runner", "jest", "--play", "green")
+		if code != 2 || !strings.Contains(errOut, "turn on ServerScriptService.LoadStringEnabled") {
+			t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+		}
+		backInEdit(t, b, "E2E-JEST")
+	})
+
 	t.Run("usage errors", func(t *testing.T) {
 		for _, tc := range []struct {
 			args []string
@@ -92,4 +126,35 @@ func TestTestJest(t *testing.T) {
 			t.Fatalf("left behind: %s", l)
 		}
 	})
+}
+
+// With ServerScriptService.LoadStringEnabled, Jest-Lua runs in a playtest's
+// server: green and red, and the window is back in Edit after each.
+func TestTestJestPlay(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("fixtures", "jest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx map[string]any
+	if err := json.Unmarshal(raw, &fx); err != nil {
+		t.Fatal(err)
+	}
+	fx["loadStringEnabled"] = true
+	fixture := filepath.Join(t.TempDir(), "jest-loadstring.json")
+	if err := os.WriteFile(fixture, mustJSON(fx), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port, _, b := startWindow(t, "--quiet", "--instance", "E2E-JEST-PLAY", "--fixture", fixture)
+	waitSessions(t, b, "E2E-JEST-PLAY", protocol.ContextEdit)
+
+	d := testRunIn(t, jestDir, port, 0, "--runner", "jest", "--play", "green")
+	if d.Passed != 2 || d.Skipped != 1 {
+		t.Fatalf("green: %+v", d)
+	}
+	backInEdit(t, b, "E2E-JEST-PLAY")
+	d = testRunIn(t, jestDir, port, 1, "--runner", "jest", "--run", "red")
+	if d.Failed != 3 || byName(d)["failing › compares numbers"].Line != 9 {
+		t.Fatalf("red: %+v", d)
+	}
+	backInEdit(t, b, "E2E-JEST-PLAY")
 }

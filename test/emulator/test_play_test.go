@@ -67,6 +67,18 @@ func TestTestPlay(t *testing.T) {
 		})
 	}
 
+	// back to back: each run leaves the window in Edit before it exits, so
+	// the next --play finds it there
+	for i := 0; i < 2; i++ {
+		if d := testRun(t, port, 0, "--run", "play"); d.Passed != 1 {
+			t.Fatalf("run %d: %+v", i, d)
+		}
+	}
+	if _, stderr, code := cli(t, port, "exec", "--play", "print(1)"); code != 0 {
+		t.Fatalf("exec --play right after test --run: exit %d, %s", code, stderr)
+	}
+	backInEdit(t, b, instance)
+
 	// a window already in a test: test --play refuses and leaves it alone
 	if _, stderr, code := cli(t, port, "play", "start"); code != 0 {
 		t.Fatalf("play start: exit %d, %s", code, stderr)
