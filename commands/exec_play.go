@@ -77,6 +77,9 @@ func retargetTest(a any, t bridge.Target) (bridge.Target, error) {
 // with work's result. If the test cannot be ended, that is the error (a
 // TIMEOUT): the window is still in it, and the caller must know that first.
 func inTest(ctx context.Context, env *Env, c playChoice, work func(env *Env) (*Result, error)) (*Result, error) {
+	if c.play && c.run { // surfaces that skip Retarget (the terminal's dot-commands)
+		return nil, UsageError{fmt.Errorf("%s: --play and --run are exclusive", c.cmd)}
+	}
 	want := *c.context
 	if want == "" {
 		want = protocol.ContextServer
