@@ -39,8 +39,9 @@ type Definition struct {
 	// MCP exposes the command as an MCP tool.
 	MCP bool
 	// LargeOutput marks results that can be large (an exec's output, logs,
-	// a query's tree): MCP caps them (maxOutputBytes) so one answer cannot
-	// flood an agent's context. The CLI prints everything.
+	// a query's tree, a test run's failures): MCP caps them (maxOutputBytes)
+	// so one answer cannot flood an agent's context; a result that is a
+	// Fitter is asked to fit first. The CLI prints everything.
 	LargeOutput bool
 	// Timeout is the command's default action timeout.
 	Timeout time.Duration
@@ -95,10 +96,15 @@ type Env struct {
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
-	// OutputBudget, when positive, is how many bytes of result document the
-	// surface takes (MCP): a command with long free text (test's failure
-	// messages) cuts that text to fit rather than dropping entries.
-	OutputBudget int
+}
+
+// Fitter is a result that knows how to cut its own JSON to a byte budget
+// (test's report cuts failure messages and keeps every test). The MCP output
+// cap asks it first and cuts generically only what still does not fit.
+type Fitter interface {
+	// Fit returns the result, cut so that its JSON is at most budget bytes
+	// where it can be; the receiver is left unchanged.
+	Fit(budget int) any
 }
 
 // Line is one streamed output line.

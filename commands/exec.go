@@ -35,6 +35,10 @@ type ExecArgs struct {
 	testContext protocol.Context
 }
 
+func (a *ExecArgs) playChoice() playChoice {
+	return playChoice{play: a.Play, run: a.Run, context: &a.testContext, cmd: "exec"}
+}
+
 // ExecData is the exec command's output.
 type ExecData struct {
 	Success      bool              `json:"success"`
@@ -92,7 +96,13 @@ var Exec = &Definition{
 			return runCloud(ctx, env, args)
 		}
 		if args.Play || args.Run {
-			return runInTest(ctx, env, args)
+			return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
+				data, err := execScript(ctx, env, args.Script)
+				if err != nil {
+					return nil, err
+				}
+				return execResult(data), nil
+			})
 		}
 		data, err := execScript(ctx, env, args.Script)
 		if err != nil {

@@ -10,50 +10,81 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// exec --play / --run: a playtest as one step. Start the test in the
-// window (which must be in Edit mode), wait for the DataModel the script
-// runs in (the server, or the client with --context client), run the
-// script there with live output, then end the test — also after a script
-// error, a timeout or an interrupt — and answer with the script's result.
+// exec --play / --run and test --play / --run: a playtest as one step.
+// Start the test in the window (which must be in Edit mode), wait for the
+// DataModel the work runs in (the server, or the client with --context
+// client), run it there with live output, then end the test — also after
+// an error, a timeout or an interrupt — and answer with the work's result.
 
 // StopTimeout bounds ending the test after the script, whatever happened
 // to the script (an interrupted command still ends its test).
 const StopTimeout = 20 * time.Second
 
+// playChoice is what --play or --run chose, for a command that can wrap
+// its work in a playtest (exec, test).
+type playChoice struct {
+	play, run bool
+	// context is where Retarget records the test's DataModel the work runs
+	// in (server or client), in the command's arguments.
+	context *protocol.Context
+	// cmd names the command in errors.
+	cmd string
+}
+
+// mode is the test to start: play or run.
+func (c playChoice) mode() string {
+	if c.run {
+		return "run"
+	}
+	return "play"
+}
+
+// playable arguments can run in a playtest (--play, --run).
+type playable interface {
+	playChoice() playChoice
+}
+
 // retargetTest resolves the window's edit session for --play and --run (a
-// test starts there), keeping the context the caller asked for in args.
+// test starts there), keeping the context the caller asked for in the
+// arguments (playChoice.context). It is the Retarget of every playable command.
 func retargetTest(a any, t bridge.Target) (bridge.Target, error) {
-	args := a.(*ExecArgs)
-	if !args.Play && !args.Run {
+	c := a.(playable).playChoice()
+	cmd := c.cmd
+	if !c.play && !c.run {
 		return t, nil
 	}
-	if args.Play && args.Run {
-		return t, UsageError{errors.New("exec: --play and --run are exclusive")}
+	if c.play && c.run {
+		return t, UsageError{fmt.Errorf("%s: --play and --run are exclusive", cmd)}
 	}
 	want := t.Context
 	switch {
 	case want == "":
 		want = protocol.ContextServer
 	case want == protocol.ContextEdit:
-		return t, UsageError{errors.New("exec: with --play or --run the script runs in the test: --context server (the default) or client")}
-	case want == protocol.ContextClient && args.Run:
-		return t, UsageError{errors.New("exec: a Run test (--run) has no client DataModel; use --play for --context client")}
+		return t, UsageError{fmt.Errorf("%s: with --play or --run it runs in the test: --context server (the default) or client", cmd)}
+	case want == protocol.ContextClient && c.run:
+		return t, UsageError{fmt.Errorf("%s: a Run test (--run) has no client DataModel; use --play for --context client", cmd)}
 	}
-	args.testContext = want
+	*c.context = want
 	t.Context = protocol.ContextEdit
 	return t, nil
 }
 
-func runInTest(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
-	mode := "play"
-	if args.Run {
-		mode = "run"
+// inTest is --play and --run for any command: start the test in the window
+// of env.Session (its edit session, as retargetTest chose), run work with
+// env.Session set to the test's DataModel the choice names, then end the
+// test — also after work failed, timed out or was interrupted — and answer
+// with work's result. If the test cannot be ended, that is the error (a
+// TIMEOUT): the window is still in it, and the caller must know that first.
+func inTest(ctx context.Context, env *Env, c playChoice, work func(env *Env) (*Result, error)) (*Result, error) {
+	if c.play && c.run { // surfaces that skip Retarget (the terminal's dot-commands)
+		return nil, UsageError{fmt.Errorf("%s: --play and --run are exclusive", c.cmd)}
 	}
-	want := args.testContext
+	want := *c.context
 	if want == "" {
 		want = protocol.ContextServer
 	}
-	in, err := StartTest(ctx, env, env.Session.InstanceID, mode, PlayTimeout)
+	in, err := StartTest(ctx, env, env.Session.InstanceID, c.mode(), PlayTimeout)
 	if err != nil {
 		if ctx.Err() == nil && !hasTestSessions(in) && protocol.CodeOf(err) != protocol.CodeTimeout {
 			return nil, err // nothing started
@@ -63,23 +94,18 @@ func runInTest(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 	}
 	target, ok := in.Get(want)
 	if !ok { // StartTest waited for it; it went away since
-		return nil, errors.Join(&protocol.Error{Code: protocol.CodeSessionDisconnected, Message: fmt.Sprintf("The test's %s session went away before the script could run.", want)}, stopAfter(ctx, env, in.ID))
+		return nil, errors.Join(&protocol.Error{Code: protocol.CodeSessionDisconnected, Message: fmt.Sprintf("The test's %s session went away before it could run.", want)}, stopAfter(ctx, env, in.ID))
 	}
-	scriptEnv := *env
-	scriptEnv.Session = target
-	data, runErr := execScript(ctx, &scriptEnv, args.Script)
+	testEnv := *env
+	testEnv.Session = target
+	res, workErr := work(&testEnv)
 	if stopErr := stopAfter(ctx, env, in.ID); stopErr != nil {
-		// the window is still in the test: that is what the caller must
-		// know first, and the exit code is the timeout's
-		if runErr == nil && !data.Success {
-			stopErr = fmt.Errorf("%w\nThe script failed first: %s", stopErr, data.Error)
+		if workErr == nil && res != nil && res.Failure != "" {
+			stopErr = fmt.Errorf("%w\nBefore that: %s", stopErr, res.Failure)
 		}
 		return nil, stopErr
 	}
-	if runErr != nil {
-		return nil, runErr
-	}
-	return execResult(data), nil
+	return res, workErr
 }
 
 // stopAfter ends the window's test on a context of its own, so an
@@ -107,6 +133,10 @@ func stopAfter(ctx context.Context, env *Env, instanceID string) error {
 		err = EndTest(sctx, env, in, StopTimeout)
 	}
 	if err == nil {
+		// the edit session reports Edit a moment after the test's sessions
+		// go: wait for it (bounded), so that the next command, perhaps
+		// another --play, finds the window in Edit
+		stoppedWindow(sctx, env, instanceID)
 		return nil
 	}
 	return &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Could not end the test, so Studio is still in it: %v", err)}

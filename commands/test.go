@@ -26,6 +26,8 @@ type TestArgs struct {
 	Paths      []string `json:"paths" pos:"true" usage:"spec files or folders to search for *.spec.luau / *.spec.lua (default: the current folder)" desc:"Spec files or folders on the machine running studio-bridge, searched for *.spec.luau and *.spec.lua (default: its current folder). Leave empty with root."`
 	Root       string   `json:"root" usage:"run the specs already in the place under this instance (e.g. ReplicatedStorage.Tests) instead of files" desc:"Run the TestEZ specs already in the place under this instance path (e.g. ReplicatedStorage.Tests), for example synced by Rojo, instead of files."`
 	TestEZPath string   `json:"testezPath" flag:"testez-path" usage:"TestEZ's ModuleScript in the place (default: ReplicatedStorage.DevPackages.TestEZ, the Wally _Index, …)" desc:"Instance path of TestEZ's ModuleScript in the place. Default: the usual Wally locations (ReplicatedStorage.DevPackages.TestEZ, the _Index)."`
+	Runner     string   `json:"runner" enum:"testez,jest" default:"testez" usage:"the test framework in the place: testez, or jest (Jest-Lua)" desc:"The test framework the place holds: 'testez' (the default) or 'jest' (Jest-Lua, run with its runCLI)."`
+	JestPath   string   `json:"jestPath" flag:"jest-path" usage:"with --runner jest: Jest-Lua's Jest ModuleScript in the place (default: ReplicatedStorage.DevPackages.Jest, …)" desc:"With runner 'jest': instance path of Jest-Lua's Jest ModuleScript in the place. Default: the usual locations (ReplicatedStorage.DevPackages.Jest, Packages.Jest, roblox-ts's rbxts_include.node_modules.@rbxts-js.Jest)."`
 	Reporter   string   `json:"reporter" enum:"text,github" default:"text" mcp:"-" usage:"how failures are reported: text, or github (::error workflow commands for GitHub Actions)"`
 	JUnit      string   `json:"junit" flag:"junit" mcp:"-" usage:"also write a JUnit XML report to this FILE"`
 	// Cloud runs through Open Cloud Luau Execution (test_cloud.go); the
@@ -35,13 +37,25 @@ type TestArgs struct {
 	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
 	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
 	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against it"`
+	// Play and Run run the specs in a playtest (exec_play.go), as exec's.
+	Play bool `json:"play" usage:"start a playtest (server and client), run the specs in it (the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run the specs in it (the server unless context is 'client'), then stop the test. The window must be in Edit mode."`
+	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
+
+	// testContext is the test's DataModel the specs run in, set by
+	// Retarget for --play and --run.
+	testContext protocol.Context
 }
 
-// Test runs TestEZ specs in a session (or Open Cloud) and reports them.
+func (a *TestArgs) playChoice() playChoice {
+	return playChoice{play: a.Play, run: a.Run, context: &a.testContext, cmd: "test"}
+}
+
+// Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
+// Cloud and reports them.
 var Test = &Definition{
 	Name:         "test",
-	Summary:      "Run TestEZ specs (*.spec.luau) in Studio or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
-	Description:  "Run TestEZ unit tests in a Roblox Studio session: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. TestEZ must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
+	Summary:      "Run TestEZ (or Jest-Lua) specs (*.spec.luau) in Studio, a playtest or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
+	Description:  "Run TestEZ (or, with runner 'jest', Jest-Lua) unit tests in a Roblox Studio session, or in a playtest with play/run: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. The framework must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
 	Args:         &TestArgs{},
 	NeedsSession: true,
 	Standalone: func(a any) bool {
@@ -49,8 +63,10 @@ var Test = &Definition{
 		return args.Cloud || args.cloudFlag() != ""
 	},
 	DefaultContext: protocol.ContextServer,
+	Retarget:       retargetTest,
 	Mutates:        true,
 	Output:         TestData{},
+	LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
 	MCP:            true,
 	Timeout:        300 * time.Second,
 	Noun:           "Test run",
@@ -79,8 +95,12 @@ type runnerAnswer struct {
 	Names      map[string]string `json:"names"`
 }
 
-// wallyLine is what adds TestEZ to a Wally project.
-const wallyLine = `TestEZ = "roblox/testez@0.4.1"`
+// wallyLine is what adds TestEZ to a Wally project; jestWallyLines add
+// Jest-Lua (its runner and the globals specs require).
+const (
+	wallyLine      = `TestEZ = "roblox/testez@0.4.1"`
+	jestWallyLines = "Jest = \"jsdotlua/jest@3.10.0\"\n    JestGlobals = \"jsdotlua/jest-globals@3.10.0\""
+)
 
 func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
 	args := a.(*TestArgs)
@@ -94,12 +114,22 @@ func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
 	if args.Cloud {
 		return runTestCloud(ctx, env, args, script)
 	}
+	if args.Play || args.Run {
+		return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
+			return runTestIn(ctx, env, args, script, names)
+		})
+	}
+	return runTestIn(ctx, env, args, script, names)
+}
+
+// runTestIn runs the runner script in env.Session and reports its answer.
+func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, names map[string]string) (*Result, error) {
 	if len(script) > protocol.MaxRequestPayloadBytes-4096 {
 		return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script; a Studio plugin takes at most %d (PROTOCOL.md 12.13): name fewer folders", len(script), protocol.MaxRequestPayloadBytes-4096)}
 	}
 	var data ExecData
 	started := time.Now()
-	err = action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
+	err := action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
 			// the specs' own output: on stderr, so stdout keeps the
@@ -128,10 +158,19 @@ func checkTestArgs(args *TestArgs) error {
 	if !args.Cloud && args.cloudFlag() != "" {
 		return UsageError{fmt.Errorf("test: %s only applies with --cloud", args.cloudFlag())}
 	}
+	if args.Cloud && (args.Play || args.Run) {
+		return UsageError{errors.New("test: --play and --run need Studio; they do not combine with --cloud")}
+	}
 	if args.Cloud && args.Root == "" {
 		return UsageError{errors.New("test --cloud: give --root (the specs in the place version, e.g. built with Rojo and passed with --place-file); spec files from disk are not supported in the cloud, see docs/testing.md")}
 	}
-	for _, p := range []struct{ flag, v string }{{"--root", args.Root}, {"--testez-path", args.TestEZPath}} {
+	if args.Runner == "jest" && args.TestEZPath != "" {
+		return UsageError{errors.New("test: --testez-path is for TestEZ; with --runner jest name Jest's ModuleScript with --jest-path")}
+	}
+	if args.Runner != "jest" && args.JestPath != "" {
+		return UsageError{errors.New("test: --jest-path only applies with --runner jest")}
+	}
+	for _, p := range []struct{ flag, v string }{{"--root", args.Root}, {"--testez-path", args.TestEZPath}, {"--jest-path", args.JestPath}} {
 		if p.v != "" && (len(p.v) > 1000 || strings.ContainsAny(p.v, "\x00\n\r") || strings.Trim(p.v, ".") == "") {
 			return UsageError{fmt.Errorf("test: %s %q is not an instance path (e.g. ReplicatedStorage.Tests)", p.flag, p.v)}
 		}
@@ -183,6 +222,13 @@ func testScript(args *TestArgs) (script string, names map[string]string, err err
 		b.WriteString(",testezPath=")
 		luauString(&b, args.TestEZPath)
 	}
+	if args.Runner == "jest" {
+		b.WriteString(",runner=\"jest\"")
+		if args.JestPath != "" {
+			b.WriteString(",jestPath=")
+			luauString(&b, args.JestPath)
+		}
+	}
 	b.WriteString("}\n")
 	b.WriteString(runnerSource)
 	return b.String(), names, nil
@@ -205,6 +251,10 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	case "":
 	case "testez-missing":
 		return nil, UsageError{fmt.Errorf("test: TestEZ is not in the place (looked at %s); add it as a Wally dev-dependency in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its ModuleScript with --testez-path", strings.Join(ans.Searched, ", "), wallyLine)}
+	case "jest-missing":
+		return nil, UsageError{fmt.Errorf("test: Jest-Lua is not in the place (looked at %s); add it as Wally dev-dependencies in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its Jest ModuleScript with --jest-path", strings.Join(ans.Searched, ", "), jestWallyLines)}
+	case "jest-no-loadstring":
+		return nil, UsageError{errors.New("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without --play/--run)")}
 	case "root-missing":
 		return nil, UsageError{fmt.Errorf("test: --root %s: no such instance in the place", args.Root)}
 	case "root-uncloneable":
@@ -230,9 +280,6 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
 	}
 	data.count()
-	if env.OutputBudget > 0 {
-		data = data.fit(env.OutputBudget)
-	}
 	res := &Result{Data: data}
 	switch args.Reporter {
 	case "github":

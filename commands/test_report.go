@@ -176,9 +176,12 @@ func xmlText(s string) string {
 	}, s)
 }
 
-// fit cuts failure messages, longest first, until the JSON document is at
-// most budget bytes: agents get every test and its status, and as much of
-// each message as fits.
+// Fit is the MCP output cap's way to cut a report (Fitter): agents get every
+// test and its status, and as much of each message as fits.
+func (d TestData) Fit(budget int) any { return d.fit(budget) }
+
+// fit cuts failure messages, sharing what is left evenly, until the JSON
+// document is at most budget bytes (or no message is left to cut).
 func (d TestData) fit(budget int) TestData {
 	size := func(x TestData) int {
 		b, _ := json.Marshal(x)

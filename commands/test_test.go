@@ -220,6 +220,11 @@ func TestCheckTestArgs(t *testing.T) {
 		{TestArgs{Cloud: true, Paths: []string{"tests"}}, "give --root"},
 		{TestArgs{Root: "..."}, "not an instance path"},
 		{TestArgs{TestEZPath: "a\nb"}, "not an instance path"},
+		{TestArgs{Runner: "jest", JestPath: "ReplicatedStorage.DevPackages.Jest"}, ""},
+		{TestArgs{Runner: "jest", JestPath: "a\x00"}, "not an instance path"},
+		{TestArgs{Runner: "jest", TestEZPath: "ReplicatedStorage.TestEZ"}, "--testez-path is for TestEZ"},
+		{TestArgs{JestPath: "ReplicatedStorage.Jest"}, "only applies with --runner jest"},
+		{TestArgs{Cloud: true, Play: true, Root: "ReplicatedStorage.Tests"}, "do not combine with --cloud"},
 	} {
 		err := checkTestArgs(&tc.args)
 		if tc.says == "" {

@@ -19,11 +19,6 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// OutputBudget is how many bytes of result document a tool call should
-// answer at most: an agent reads all of it. Commands with long free text
-// (studio_test's failure messages) cut that text to fit.
-const OutputBudget = 64 << 10
-
 // handler adapts one command to a tool call: decode and validate the input,
 // resolve the session, run the command, and shape the result. Infrastructure
 // failures become isError results with the spec's texts; a script error is a
@@ -59,7 +54,6 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 				return errorResult(err, target), nil
 			}
 		}
-		env.OutputBudget = OutputBudget
 		res, err := d.Run(ctx, env, args)
 		if err != nil {
 			var usage commands.UsageError

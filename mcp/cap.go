@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/studio-bridge/studio-bridge/commands"
 )
 
-// Output caps: studio_exec, studio_logs and studio_query (Definitions with
-// LargeOutput) answer at most maxOutputBytes of JSON (DefaultMaxOutput
-// unless the call asks otherwise), so one chatty script cannot flood an
-// agent's context. What is cut is the middle: long arrays keep their first
-// and last items, long strings their head and tail; every object keeps all
-// its keys, so the result still matches the tool's output schema. A capped
-// result says so at the top: "truncated": true, "totalBytes": the size of
-// the whole answer.
+// Output caps: studio_exec, studio_logs, studio_query and studio_test
+// (Definitions with LargeOutput) answer at most maxOutputBytes of JSON
+// (DefaultMaxOutput unless the call asks otherwise), so one chatty script
+// cannot flood an agent's context. A result that knows how to cut itself
+// (commands.Fitter: studio_test shortens failure messages and keeps every
+// test) is asked first. Otherwise, or for what still does not fit, what is
+// cut is the middle: long arrays keep their first and last items, long
+// strings their head and tail; every object keeps all its keys, so the
+// result still matches the tool's output schema. A capped result says so at
+// the top: "truncated": true, "totalBytes": the size of the whole answer.
 
 // Bounds of the maxOutputBytes argument.
 const (
@@ -26,6 +30,17 @@ const (
 
 const maxOutputDesc = "Cap the result at this many bytes of JSON (default 65536): the middle of long output is cut, keeping its head and tail, and the result then carries truncated: true and totalBytes."
 
+// fitterDesc is maxOutputBytes' description for results that cut themselves.
+const fitterDesc = "Cap the result at this many bytes of JSON (default 65536): failure messages are shortened (every test stays in the document), and the result then carries truncated: true and totalBytes."
+
+// maxOutputDescFor is the maxOutputBytes description for d's result.
+func maxOutputDescFor(d *commands.Definition) string {
+	if _, ok := d.Output.(commands.Fitter); ok {
+		return fitterDesc
+	}
+	return maxOutputDesc
+}
+
 // capOutput returns data, or when its JSON is larger than limit a copy cut
 // to fit, with "truncated" and "totalBytes" added at the top.
 func capOutput(data any, limit int) (any, error) {
@@ -35,6 +50,14 @@ func capOutput(data any, limit int) (any, error) {
 	}
 	if len(raw) <= limit {
 		return data, nil
+	}
+	total := len(raw)
+	if f, ok := data.(commands.Fitter); ok {
+		// its own cut first, leaving room for the marks added below
+		marks := len(fmt.Sprintf(`,"totalBytes":%d,"truncated":true`, total))
+		if raw, err = json.Marshal(f.Fit(limit - marks)); err != nil {
+			return nil, err
+		}
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -47,13 +70,16 @@ func capOutput(data any, limit int) (any, error) {
 		return nil, fmt.Errorf("a capped result must be a JSON object, got %T", v)
 	}
 	top["truncated"] = true
-	top["totalBytes"] = len(raw)
+	top["totalBytes"] = total
+	if size(top) <= limit {
+		return top, nil
+	}
 	// Cutting is approximate (escapes, separators): shrink the budget until
 	// the result fits.
 	budget := limit
 	for range 8 {
 		cut := shrink(top, budget).(map[string]any)
-		cut["truncated"], cut["totalBytes"] = true, len(raw)
+		cut["truncated"], cut["totalBytes"] = true, total
 		n := size(cut)
 		if n <= limit {
 			return cut, nil
@@ -63,7 +89,7 @@ func capOutput(data any, limit int) (any, error) {
 			break
 		}
 	}
-	return map[string]any{"truncated": true, "totalBytes": len(raw)}, nil
+	return map[string]any{"truncated": true, "totalBytes": total}, nil
 }
 
 // size is the length of v's JSON.

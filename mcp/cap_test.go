@@ -20,6 +20,13 @@ func TestCapOutput(t *testing.T) {
 	for i := range nodes {
 		nodes[i] = map[string]any{"name": fmt.Sprintf("Part%d", i), "className": "Part", "path": fmt.Sprintf("Workspace.Part%d", i), "properties": map[string]any{"Anchored": true}}
 	}
+	var failing, passing commands.TestData
+	for i := range 200 {
+		failing.Tests = append(failing.Tests, commands.TestCase{Name: fmt.Sprintf("t%03d", i), Status: "failed", File: "a.spec.luau", Message: "a.spec.luau:1: " + strings.Repeat("why ", 500)})
+	}
+	for i := range 3000 {
+		passing.Tests = append(passing.Tests, commands.TestCase{Name: fmt.Sprintf("p%04d", i), Status: "passed", File: "a.spec.luau"})
+	}
 	tree := commands.QueryData{Instance: &commands.QueryNode{Name: "Workspace", ClassName: "Workspace", Path: "Workspace", Children: nodes}}
 
 	for _, tc := range []struct {
@@ -32,6 +39,8 @@ func TestCapOutput(t *testing.T) {
 		{"a small cap", chatty, 2048, []string{`"line 00000"`, `"line 09999"`}},
 		{"one huge line keeps its head and tail", huge, 4096, []string{`"error":"boom"`, `start`, `end"`, `bytes cut`}},
 		{"a query's tree", tree, 8192, []string{`"Part0"`, `"Part1999"`, `"className":"Workspace"`}},
+		{"a test report cuts its messages and keeps every test", failing, 32768, []string{`"t000"`, `"t100"`, `"t199"`, `"a.spec.luau:1: why`, `[cut]`}},
+		{"a test report with no message to cut is cut in the middle", passing, 8192, []string{`"p0000"`, `"p2999"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			full, _ := json.Marshal(tc.data)

@@ -60,7 +60,7 @@ func InputSchema(d *commands.Definition) map[string]any {
 		}
 	}
 	if d.LargeOutput {
-		props["maxOutputBytes"] = map[string]any{"type": "integer", "minimum": MinMaxOutput, "maximum": MaxMaxOutput, "default": DefaultMaxOutput, "description": maxOutputDesc}
+		props["maxOutputBytes"] = map[string]any{"type": "integer", "minimum": MinMaxOutput, "maximum": MaxMaxOutput, "default": DefaultMaxOutput, "description": maxOutputDescFor(d)}
 	}
 	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {

@@ -11,7 +11,8 @@ import (
 )
 
 // studio_test answers the JSON document; a run whose failure messages
-// would pass the output budget keeps every test and cuts the messages.
+// would pass maxOutputBytes (the default, or the call's) keeps every test
+// and cuts the messages, and says so as the other capped tools do.
 func TestStudioTestKeepsTheDocumentUnderTheBudget(t *testing.T) {
 	w := newWorld(t)
 	var tests []map[string]any
@@ -36,23 +37,39 @@ func TestStudioTestKeepsTheDocumentUnderTheBudget(t *testing.T) {
 			return fakeplugin.Reply{Payload: map[string]any{"success": true, "logs": []any{}, "returnValues": []any{string(answer)}}}
 		}})
 	cs := w.client(t, Options{})
-	res := call(t, cs, "studio_test", map[string]any{"root": "ReplicatedStorage.Tests"})
-	if res.IsError {
-		t.Fatalf("error: %+v", res.Content)
-	}
-	m := text(t, res)
-	if m["failed"] != float64(40) || m["passed"] != float64(1) || len(m["tests"].([]any)) != 41 {
-		t.Fatalf("document: failed %v passed %v", m["failed"], m["passed"])
-	}
-	doc, _ := json.Marshal(m)
-	if len(doc) > OutputBudget {
-		t.Fatalf("%d bytes, over the %d budget", len(doc), OutputBudget)
-	}
-	first := m["tests"].([]any)[0].(map[string]any)["message"].(string)
-	if !strings.HasPrefix(first, "tests/a.spec.luau:3: long message") || !strings.HasSuffix(first, "[cut]") {
-		t.Fatalf("message: %q", first)
-	}
-	if !strings.Contains(sent, `root="ReplicatedStorage.Tests"`) {
-		t.Fatal("the runner was not sent")
+	for _, tc := range []struct {
+		name  string
+		args  map[string]any
+		limit int
+	}{
+		{"the default", map[string]any{"root": "ReplicatedStorage.Tests"}, DefaultMaxOutput},
+		{"the call's maxOutputBytes", map[string]any{"root": "ReplicatedStorage.Tests", "maxOutputBytes": 8192}, 8192},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, cs, "studio_test", tc.args)
+			if res.IsError {
+				t.Fatalf("error: %+v", res.Content)
+			}
+			m := text(t, res)
+			if m["failed"] != float64(40) || m["passed"] != float64(1) || len(m["tests"].([]any)) != 41 {
+				t.Fatalf("document: failed %v passed %v", m["failed"], m["passed"])
+			}
+			doc, _ := json.Marshal(m)
+			if len(doc) > tc.limit {
+				t.Fatalf("%d bytes, over the %d cap", len(doc), tc.limit)
+			}
+			if m["truncated"] != true || m["totalBytes"].(float64) < 400000 {
+				t.Fatalf("truncated %v, totalBytes %v", m["truncated"], m["totalBytes"])
+			}
+			for _, v := range m["tests"].([]any)[:40] {
+				msg := v.(map[string]any)["message"].(string)
+				if !strings.HasPrefix(msg, "tests/a.spec.luau:3: long message") || !strings.HasSuffix(msg, "[cut]") {
+					t.Fatalf("message: %q", msg)
+				}
+			}
+			if !strings.Contains(sent, `root="ReplicatedStorage.Tests"`) {
+				t.Fatal("the runner was not sent")
+			}
+		})
 	}
 }

@@ -47,7 +47,13 @@ func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr s
 
 func testRun(t *testing.T, port int, wantCode int, args ...string) commands.TestData {
 	t.Helper()
-	out, errOut, code := cliIn(t, specsDir, port, append([]string{"test", "--json"}, args...)...)
+	return testRunIn(t, specsDir, port, wantCode, args...)
+}
+
+// testRunIn is testRun from another folder of specs.
+func testRunIn(t *testing.T, dir string, port int, wantCode int, args ...string) commands.TestData {
+	t.Helper()
+	out, errOut, code := cliIn(t, dir, port, append([]string{"test", "--json"}, args...)...)
 	if code != wantCode {
 		t.Fatalf("test %v exited %d, want %d:\n%s\n%s", args, code, wantCode, out, errOut)
 	}

@@ -48,3 +48,41 @@ func TestTestCommandInterrupt(t *testing.T) {
 	}
 	kit.WaitFor(t, 10*time.Second, "the mounted folder to go", func() bool { return !mounted() })
 }
+
+// Ctrl-C during test --play: the run is cancelled, the test ends, and the
+// command exits 130 with the window back in Edit.
+func TestTestPlayInterrupted(t *testing.T) {
+	const instance = "E2E-TEST-PLAY-INT"
+	port, _, b := startWindow(t, "--quiet", "--instance", instance)
+	waitSessions(t, b, instance, protocol.ContextEdit)
+	cmd := exec.Command(kit.Binary(t), "test", "--play", "slow")
+	cmd.Dir = specsDir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	var errOut kit.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// the specs are mounted in the test's server DataModel
+	kit.WaitFor(t, 60*time.Second, "the specs to be mounted in the test's server", func() bool {
+		out, _, code := cli(t, port, "query", "ServerStorage", "--children", "--context", "server")
+		return code == 0 && strings.Contains(out, "StudioBridgeTest_")
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("still running 40 s after Ctrl-C; stderr %s", errOut.String())
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, errOut.String())
+	}
+	backInEdit(t, b, instance)
+}

@@ -30,6 +30,22 @@ let vmCounter = 0
 // exec printing 20,000 lines peaks at about 15 MiB of Luau heap even with the
 // runtime's queue kept compact (core.luau). So each VM gets a larger fixed
 // memory; pages cost nothing until Luau uses them.
+// chunked splits a long string into parts luau-web can pass: it copies each
+// string argument onto the VM's 1 MiB C stack (emscripten's STACK_SIZE), so
+// one larger string (a fixture holding Jest-Lua's 2 MB of sources)
+// overflows it ("memory access out of bounds").
+export function chunked(s, size = 256 * 1024) {
+  const parts = []
+  for (let i = 0; i < s.length; ) {
+    let end = Math.min(i + size, s.length)
+    // never between the halves of a surrogate pair (each part becomes UTF-8)
+    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1])) end--
+    parts.push(s.slice(i, end))
+    i = end
+  }
+  return parts.length ? parts : ['']
+}
+
 export const HEAP_BYTES = 256 * 1024 * 1024
 const WASM_PAGE = 65536
 
@@ -184,7 +200,7 @@ export class DataModel {
     this.luau = await LuauState.createAsync({ __host: this.hostApi() })
     const chunks = RUNTIME_FILES.map((name) => this.luau.loadstring(runtimeSources[name], `=runtime/${name}`, true))
     const bootstrap = this.luau.loadstring(
-      `local core, json, datatypes, instances, services, pluginconnection, capture, testkit, boot, configJson, fixtureJson, pluginJson = ...
+      `local core, json, datatypes, instances, services, pluginconnection, capture, testkit, boot, configJson, pluginJson = ...
       local rt = { host = __host, globals = {} }
       core()(rt)
       json()(rt)
@@ -194,6 +210,8 @@ export class DataModel {
       pluginconnection()(rt)
       capture()(rt)
       testkit()(rt)
+      -- the fixture's JSON comes last, in parts (chunked)
+      local fixtureJson = table.concat({ select(12, ...) })
       return boot()(rt, configJson, fixtureJson, pluginJson)`,
       '=runtime/bootstrap',
       true,
@@ -201,8 +219,8 @@ export class DataModel {
     const [step, deliver, command] = await bootstrap(
       ...chunks,
       JSON.stringify(config),
-      JSON.stringify(fixture),
       pluginTree ? JSON.stringify(pluginTree) : undefined,
+      ...chunked(JSON.stringify(fixture)),
     )
     this.step = step
     this.deliverFn = deliver

@@ -34,6 +34,14 @@ const DOCUMENTED_GLOBALS = new Map([
   ['plugin', 'RobloxGlobals: plugin'],
 ])
 
+// Deprecated members the emulator provides for third-party Luau its fixtures
+// load (never for the plugin: what the plugin uses is still held to the
+// current API). @rbxts/types leaves deprecated members out; Roblox keeps
+// these, tagged Deprecated.
+const DEPRECATED_PROVIDED = new Map([
+  ['Object.isA', 'the lowercase alias of Instance:IsA; Jest-Lua 3.13 (Roblox\'s own test framework, run in Studio) calls descendant:isA("ModuleScript") in jest-core SearchSource'],
+])
+
 function isKnownGlobal(name) {
   if (DOCUMENTED_GLOBALS.has(name) || db.globals.has(name) || db.namespaces.has(name)) return true
   const [ns, fn] = name.split('.')
@@ -179,7 +187,10 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
   })
 
   test('every member the emulator mocks is real and open to plugins', () => {
-    const problems = usage.provided.map((k) => [k, checkKey(k)]).filter(([, p]) => p)
+    const problems = usage.provided
+      .filter((k) => !DEPRECATED_PROVIDED.has(k))
+      .map((k) => [k, checkKey(k)])
+      .filter(([, p]) => p)
     assert.deepEqual(problems, [], problems.map(([k, p]) => `${k}: ${p}`).join('\n'))
   })
 })

@@ -150,3 +150,16 @@ test('Font fields are writable on a copy; instance properties hand out copies', 
     'true\tEnum.FontWeight.Regular\ttrue',
   )
 })
+
+test('DateTime: from and to calendar times (UTC, the emulator local zone), ISO dates', async () => {
+  assert.equal(await ev('return DateTime.fromUniversalTime(2024, 2, 29, 13, 45, 30, 250).UnixTimestampMillis'), 'true\t1709214330250')
+  assert.equal(await ev('return DateTime.fromUniversalTime(1969, 12, 31).UnixTimestamp, DateTime.fromUniversalTime().UnixTimestampMillis'), 'true\t-86400\t0')
+  assert.equal(await ev('return DateTime.fromLocalTime(2000, 1, 1).UnixTimestamp'), 'true\t946684800')
+  assert.equal(await ev('local t = DateTime.fromUnixTimestampMillis(1709214330250):ToUniversalTime() return t.Year, t.Month, t.Day, t.Hour, t.Minute, t.Second, t.Millisecond'), 'true\t2024\t2\t29\t13\t45\t30\t250')
+  assert.equal(await ev('return DateTime.fromIsoDate("2024-02-29T13:45:30.25Z").UnixTimestampMillis, DateTime.fromIsoDate("2024-02-29T13:45:30Z").UnixTimestampMillis, DateTime.fromIsoDate("yesterday")'), 'true\t1709214330250\t1709214330000\tnil')
+  assert.equal(await ev('return DateTime.fromUniversalTime(2024, 2, 29, 13, 45, 30, 250):ToIsoDate()'), 'true\t2024-02-29T13:45:30.250Z')
+})
+
+test('Instance:isA, the deprecated alias Studio keeps (third-party Luau such as Jest-Lua calls it)', async () => {
+  assert.equal(await ev('return workspace:isA("Workspace"), workspace:isA("Instance"), workspace:isA("Part")'), 'true\ttrue\ttrue\tfalse')
+})
