@@ -65,15 +65,7 @@ func startWindow(t testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window,
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "win-" + strings.ReplaceAll(t.Name(), "/", "_")
 	}
-	w := fakeplugin.StartWindow(cfg)
-	t.Cleanup(w.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ids, err := w.WaitAttached(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, ids
+	return kit.Window(t, cfg)
 }
 
 // eventually polls cond until it holds (or fails the test after 10 s).

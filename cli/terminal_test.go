@@ -10,17 +10,18 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // The terminal itself is tested in package terminal; these tests check
 // that the command line reaches it.
 
+// studioPlugin starts a Studio-like fake plugin for the bridge the test
+// starts on port.
 func studioPlugin(t *testing.T, port string) {
 	t.Helper()
 	n, _ := strconv.Atoi(port)
-	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
+	kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
 }
 
 // TestTerminalTimeoutFlag: the global --timeout bounds the terminal's
@@ -48,9 +49,8 @@ func TestTerminalAttachesLikeExecInPlayMode(t *testing.T) {
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
 	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient} {
-		p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
-			Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-		t.Cleanup(p.Close)
+		kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
+			Handler: fakeplugin.Studio})
 	}
 	for _, tc := range []struct {
 		args []string

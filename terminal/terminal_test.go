@@ -52,12 +52,12 @@ func runTerminal(ctx context.Context, port string, opts Options) error {
 	return Run(ctx, opts)
 }
 
+// studioPlugin starts a Studio-like fake plugin for the bridge the test
+// starts on port.
 func studioPlugin(t *testing.T, port string) {
 	t.Helper()
 	n, _ := strconv.Atoi(port)
-	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
+	kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
 }
 
 // TestTerminalPiped drives the REPL through a pipe: the line-by-line mode.
@@ -483,10 +483,12 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 	}
 }
 
-// ptyTerminal runs the terminal in a pseudo-terminal: what it shows, a way
-// to type, and its exit code when it ends.
+// ptyTerminal runs the terminal in a pseudo-terminal, with a user config
+// directory (XDG_CONFIG_HOME, where the history file goes) of the test's
+// own: what it shows, a way to type, and its exit code when it ends.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
 	done := make(chan error, 1)
@@ -517,14 +519,21 @@ func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Sc
 	return scr, typeKeys, exited
 }
 
+// ptyAttached is ptyTerminal on a bridge with a Studio-like plugin, once
+// the terminal shows its attached prompt.
+func ptyAttached(t *testing.T) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
+	t.Helper()
+	port := freePort(t)
+	studioPlugin(t, port)
+	scr, typeKeys, exited = ptyTerminal(t, port, 0)
+	scr.WaitFor(t, "Place [edit]> ")
+	return scr, typeKeys, exited
+}
+
 // TestTerminalPTYFollowCtrlC: Ctrl-C ends .logs --follow and the prompt
 // comes back; Ctrl-D then leaves the shell a fresh line.
 func TestTerminalPTYFollowCtrlC(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, port, 0)
-	scr.WaitFor(t, "Place [edit]> ")
+	scr, typeKeys, exited := ptyAttached(t)
 	typeKeys(".logs --follow\r")
 	scr.WaitFor(t, "[Warning] careful")
 	time.Sleep(200 * time.Millisecond)
@@ -548,7 +557,6 @@ func TestTerminalPTYFollowCtrlC(t *testing.T) {
 func TestTerminalPTYWaitInterrupt(t *testing.T) {
 	for _, key := range []string{"\x03", "\x04"} {
 		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
-			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			scr, typeKeys, exited := ptyTerminal(t, freePort(t), 25*time.Second)
 			scr.WaitFor(t, "Waiting up to 25s for a Studio session (Ctrl-C stops waiting, Ctrl-D exits)")
 			time.Sleep(200 * time.Millisecond)
@@ -578,11 +586,7 @@ func TestTerminalPTYWaitInterrupt(t *testing.T) {
 // history entry, recalled by Up as one line that runs the same; Home and
 // End work as tmux sends them; Ctrl-D inside a chunk says it was not run.
 func TestTerminalPTYChunkHistory(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, port, 0)
-	scr.WaitFor(t, "Place [edit]> ")
+	scr, typeKeys, exited := ptyAttached(t)
 	typeKeys("for i = 1, 2 do\r")
 	scr.WaitFor(t, "...> ")
 	typeKeys("print(i) -- each\rend\r")
@@ -619,7 +623,7 @@ func TestTerminalTypedWithStdoutRedirected(t *testing.T) {
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	defer slave.Close()
-	var out, errb syncBuffer
+	var out, errb kit.Buffer
 	done := make(chan error, 1)
 	go func() { done <- runTerminal(context.Background(), port, Options{In: slave, Out: &out, Err: &errb}) }()
 	if _, err := master.Write([]byte("print(1)\n")); err != nil {
@@ -646,22 +650,4 @@ func TestTerminalTypedWithStdoutRedirected(t *testing.T) {
 	if !strings.Contains(errb.String(), "Place [edit]> ") {
 		t.Errorf("the prompt is not on stderr:\n%s", errb.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while the terminal writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
