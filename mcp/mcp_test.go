@@ -21,6 +21,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,12 +36,8 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	port := kit.FreePort(t)
-	kit.UseConfigDir(t)
-	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Kill() })
+	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
+	t.Cleanup(b.Kill)
 	return &world{port: port, bridge: b}
 }
 

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
@@ -92,14 +92,7 @@ func memMB(b *testing.B, pid int) (rss, peak float64) {
 // join connects this process to the host on port as a client.
 func join(b *testing.B, port int) *bridge.Bridge {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	kit.UseConfigDir(b)
-	c, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Close() })
+	c := bridgekit.Connect(b, bridge.Options{Port: port, Version: "bench"})
 	if c.Role() != bridge.RoleClient {
 		b.Fatalf("the bench process became %s; it must join the serve process as a client", c.Role())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 // TestTopologyAndCalls runs one host, two standby clients and four plugin
@@ -69,12 +70,7 @@ func TestTopologyAndCalls(t *testing.T) {
 	t.Run("the test process via bridge.Connect", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kit.UseConfigDir(t)
-		b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.1.0-dev"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
+		b := bridgekit.Connect(t, bridge.Options{Port: port, Version: "0.1.0-dev"})
 		if b.Role() != bridge.RoleClient {
 			t.Fatalf("role %s, want client", b.Role())
 		}

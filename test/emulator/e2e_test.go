@@ -37,6 +37,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 var (
@@ -122,15 +123,7 @@ func startWindow(t *testing.T, args ...string) (port int, studio *proc, b *bridg
 
 func connect(t *testing.T, port int) *bridge.Bridge {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	kit.UseConfigDir(t)
-	b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.0.0-e2e"})
-	if err != nil {
-		t.Fatalf("bridge.Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	return bridgekit.Connect(t, bridge.Options{Port: port, Version: "0.0.0-e2e"})
 }
 
 func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {

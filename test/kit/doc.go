@@ -19,5 +19,5 @@
 //
 // It imports no studio-bridge package but authtoken, protocol and
 // test/fakeplugin, so that the bridge package's own tests can use it too;
-// helpers that need a *bridge.Bridge stay with their tests.
+// helpers that need a *bridge.Bridge live in test/kit/bridgekit.
 package kit
