@@ -65,30 +65,6 @@ func newTestBedWith(t *testing.T, opts Options) *testBed {
 	return tb
 }
 
-// connectWith is connect with options (heartbeat, logger).
-func connectWith(t *testing.T, port int, opts Options) *Bridge {
-	t.Helper()
-	kit.UseConfigDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	opts.Port = port
-	if opts.Version == "" {
-		opts.Version = "1.0.0"
-	}
-	if opts.Log == nil {
-		opts.Log = testLog(t)
-	}
-	if opts.Grace == 0 {
-		opts.Grace = testGrace
-	}
-	b, err := Connect(ctx, opts)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(b.Kill)
-	return b
-}
-
 // assertServing checks that the host still serves everyone else: the good
 // plugin answers a call relayed from the joined client, the host answers a
 // local call too, and GET /health is 200.
@@ -692,7 +668,7 @@ func TestClientVanishingMidRequestCancelsAtThePlugin(t *testing.T) {
 			}
 			r.send(protocol.Request{ID: "c-1", Action: "stall", SessionID: tb.sid, TimeoutMs: 60_000, Payload: json.RawMessage(`{}`)})
 			var req protocol.Request
-			poll(t, "the plugin to receive the request", func() bool {
+			eventually(t, "the plugin to receive the request", func() bool {
 				reqs := tb.plugin.Requests()
 				if len(reqs) > before && reqs[len(reqs)-1].Action == "stall" {
 					req = reqs[len(reqs)-1]
@@ -702,25 +678,13 @@ func TestClientVanishingMidRequestCancelsAtThePlugin(t *testing.T) {
 			})
 			cancels := len(tb.plugin.Cancels())
 			tt.leave(r)
-			poll(t, "the plugin to see a cancel", func() bool {
+			eventually(t, "the plugin to see a cancel", func() bool {
 				c := tb.plugin.Cancels()
 				return len(c) > cancels && c[len(c)-1] == req.ID
 			})
-			poll(t, "the host to drop the client", func() bool { return healthOf(t, tb.port).Clients == 1 })
+			eventually(t, "the host to drop the client", func() bool { return healthOf(t, tb.port).Clients == 1 })
 			tb.assertServing(t)
 		})
-	}
-}
-
-// poll waits up to 5 s for cond.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -757,7 +721,7 @@ func TestSilentPluginEvicted(t *testing.T) {
 	if evicted > 2*time.Second {
 		t.Fatalf("evicted only after %s", evicted)
 	}
-	poll(t, "the silent plugin to see the host's close", func() bool { return silent.CloseStatus() != -1 })
+	eventually(t, "the silent plugin to see the host's close", func() bool { return silent.CloseStatus() != -1 })
 	if got := silent.CloseStatus(); got != protocol.CloseHeartbeatTimeout {
 		t.Fatalf("silent plugin closed with status %d, want %d", got, protocol.CloseHeartbeatTimeout)
 	}
@@ -862,7 +826,7 @@ flood:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the slow client's connection did not end")
 	}
-	poll(t, "the host to drop the slow client", func() bool { return healthOf(t, tb.port).Clients == 1 })
+	eventually(t, "the host to drop the slow client", func() bool { return healthOf(t, tb.port).Clients == 1 })
 	tb.assertServing(t)
 }
 
@@ -1065,7 +1029,7 @@ func TestHostKillFailsRelayedCallsAsUnknownOutcome(t *testing.T) {
 					errc <- err
 				}()
 			}
-			poll(t, "the plugin to receive every call", func() bool { return len(tb.plugin.Requests()) >= before+n })
+			eventually(t, "the plugin to receive every call", func() bool { return len(tb.plugin.Requests()) >= before+n })
 			killed := time.Now()
 			tb.host.Kill()
 			codes := map[protocol.Code]int{}

@@ -51,12 +51,7 @@ func BenchmarkCallHost(b *testing.B) {
 // loopback sockets, so the figure is the protocol's cost without process
 // scheduling across address spaces (see test/bench for that).
 func BenchmarkCallClient(b *testing.B) {
-	port := kit.FreePort(b)
-	connect(b, port)
-	client := connect(b, port)
-	if client.Role() != RoleClient {
-		b.Fatalf("second bridge is %s, want client", client.Role())
-	}
+	port, _, client := hostAndClient(b)
 	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	benchCalls(b, client, sid)
 }
@@ -65,9 +60,7 @@ func BenchmarkCallClient(b *testing.B) {
 // concurrently (the shape of an MCP server serving parallel tool calls). The
 // latency percentiles are per call under that load.
 func BenchmarkCallClientParallel(b *testing.B) {
-	port := kit.FreePort(b)
-	connect(b, port)
-	client := connect(b, port)
+	port, _, client := hostAndClient(b)
 	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	ctx := context.Background()
 	var mu sync.Mutex
