@@ -16,19 +16,12 @@ import (
 // The terminal itself is tested in package terminal; these tests check
 // that the command line reaches it.
 
-// studioPlugin starts a Studio-like fake plugin for the bridge the test
-// starts on port.
-func studioPlugin(t *testing.T, port string) {
-	t.Helper()
-	n, _ := strconv.Atoi(port)
-	kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
-}
-
 // TestTerminalTimeoutFlag: the global --timeout bounds the terminal's
 // commands as it bounds one-shot ones.
 func TestTerminalTimeoutFlag(t *testing.T) {
 	port := freePort(t)
-	studioPlugin(t, port)
+	n, _ := strconv.Atoi(port)
+	kit.FakeStudio(t, n)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

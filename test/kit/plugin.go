@@ -43,6 +43,15 @@ func StartPlugin(tb testing.TB, cfg fakeplugin.Config) *fakeplugin.Plugin {
 	return p
 }
 
+// FakeStudio starts a fake plugin that answers as Studio does
+// (fakeplugin.Studio): instance "A", an edit session of place "Place". It
+// does not wait for a host (the test may start one later); cleanup closes
+// it.
+func FakeStudio(tb testing.TB, port int) *fakeplugin.Plugin {
+	tb.Helper()
+	return StartPlugin(tb, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
+}
+
 // Fleet starts n fake plugins on port at once, each its own Studio instance
 // ("studio-0000", …) with its own place, answering with h and retrying on
 // retry. With wait it waits (at most 60 s) for every welcome. Cleanup closes
