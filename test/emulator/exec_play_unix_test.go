@@ -12,15 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // Ctrl-C during exec --play: the script is cancelled, the test ends, and
 // the command exits 130 with the window back in Edit.
 func TestExecPlayInterrupted(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-EXEC-INT", "--quiet")
-	waitSessions(t, b, "E2E-EXEC-INT", protocol.ContextEdit)
+	port, _, b, _ := editWindow(t, "E2E-EXEC-INT")
 
 	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "exec", "--play", `print("started") task.wait(60) print("never")`)
 	cmd.Env = kit.ChildEnv(t)

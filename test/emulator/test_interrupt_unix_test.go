@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -20,8 +19,7 @@ import (
 // watchdog removes the mounted folder. (Windows cannot deliver os.Interrupt
 // to a child process; the timeout subtest covers the same cancel there.)
 func TestTestCommandInterrupt(t *testing.T) {
-	port, _, b := startWindow(t, "--quiet", "--instance", "E2E-TEST-INTERRUPT")
-	waitSessions(t, b, "E2E-TEST-INTERRUPT", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-TEST-INTERRUPT")
 	mounted := func() bool {
 		out, errOut, code := cli(t, port, "query", "ServerStorage", "--children")
 		if code != 0 {
