@@ -229,7 +229,7 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			return nil, err
 		}
 	}
-	for _, a := range bind.Unfilled() {
+	for _, a := range bind.Open() {
 		if a.Required {
 			return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
 		}

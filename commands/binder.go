@@ -46,5 +46,6 @@ func (b *Binder) Word(w string) (ok bool, err error) {
 	return true, nil
 }
 
-// Unfilled lists the slots no word or flag filled.
-func (b *Binder) Unfilled() []Arg { return b.slots }
+// Open lists the slots still open: those no word or flag filled, and a
+// variadic one even after it took words.
+func (b *Binder) Open() []Arg { return b.slots }
