@@ -65,6 +65,29 @@ func newTestBedWith(t *testing.T, opts Options) *testBed {
 	return tb
 }
 
+// assertRoutes checks that a "state" call from the joined client to sid
+// reaches the raw plugin r, and that the answer r gives (JSON) comes back;
+// what names the call in a failure.
+func (tb *testBed) assertRoutes(t *testing.T, what, sid string, r *rawConn, answer string) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
+		if err == nil && string(out) != answer {
+			err = fmt.Errorf("answer %s, want %s", out, answer)
+		}
+		errc <- err
+	}()
+	req := r.expect(protocol.TypeRequest).(protocol.Request)
+	if req.Action != "state" {
+		t.Fatalf("%s: request %+v, want a state request", what, req)
+	}
+	r.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(answer)})
+	if err := <-errc; err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 // assertServing checks that the host still serves everyone else: the good
 // plugin answers a call relayed from the joined client, the host answers a
 // local call too, and GET /health is 200.
@@ -353,22 +376,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 				t.Fatalf("%s: notice code %s, want %s", f.name, n.Code, f.code)
 			}
 		}
-		errc := make(chan error, 1)
-		go func() {
-			out, err := tb.client.Call(context.Background(), w.SessionID, "state", nil, CallOptions{Timeout: 5 * time.Second})
-			if err == nil && string(out) != `{"state":"Edit"}` {
-				err = fmt.Errorf("payload %s", out)
-			}
-			errc <- err
-		}()
-		req := r.expect(protocol.TypeRequest).(protocol.Request)
-		if req.Action != "state" {
-			t.Fatalf("request: %+v", req)
-		}
-		r.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`{"state":"Edit"}`)})
-		if err := <-errc; err != nil {
-			t.Fatalf("call to the raw session: %v", err)
-		}
+		tb.assertRoutes(t, "call to the raw session", w.SessionID, r, `{"state":"Edit"}`)
 		tb.assertServing(t)
 	})
 }
@@ -894,19 +902,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 			}
 			first.assertOpen() // the live session is untouched
 			// The id still routes to the real plugin.
-			errc := make(chan error, 1)
-			go func() {
-				out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
-				if err == nil && string(out) != `"first"` {
-					err = fmt.Errorf("answer %s", out)
-				}
-				errc <- err
-			}()
-			req := first.expect(protocol.TypeRequest).(protocol.Request)
-			first.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"first"`)})
-			if err := <-errc; err != nil {
-				t.Fatalf("call to the live session: %v", err)
-			}
+			tb.assertRoutes(t, "call to the live session", sid, first, `"first"`)
 			_ = impostor.c.Close(websocket.StatusNormalClosure, "")
 			waitSessionState(t, tb.client, w.SessionID, false)
 		}
@@ -928,19 +924,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 		first.expectClose(protocol.CloseReplaced)
 		second.assertOpen()
 		// The id now routes to the new connection.
-		errc := make(chan error, 1)
-		go func() {
-			out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
-			if err == nil && string(out) != `"second"` {
-				err = fmt.Errorf("answer %s", out)
-			}
-			errc <- err
-		}()
-		req := second.expect(protocol.TypeRequest).(protocol.Request)
-		second.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"second"`)})
-		if err := <-errc; err != nil {
-			t.Fatalf("call after replacement: %v", err)
-		}
+		tb.assertRoutes(t, "call after replacement", sid, second, `"second"`)
 		// One session for X, not two, and the old connection's end did not
 		// unregister the id the new one holds. (A negative check: the pause
 		// gives the old handler time to finish, it asserts nothing itself.)
