@@ -54,14 +54,21 @@ func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
 	return cs
 }
 
-// serve starts a server with opts and connects a client with copts to it,
-// over in-memory transports.
-func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {
+// server is New on the world's bridge, failing the test on an error.
+func (w *world) server(t *testing.T, opts Options) *sdk.Server {
 	t.Helper()
 	s, err := New(w.bridge, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// serve starts a server with opts and connects a client with copts to it,
+// over in-memory transports.
+func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {
+	t.Helper()
+	s := w.server(t, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)
@@ -439,10 +446,7 @@ func TestCancellationReachesThePlugin(t *testing.T) {
 func TestCancelledCallCode(t *testing.T) {
 	w := newWorld(t)
 	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, ct := sdk.NewInMemoryTransports()
