@@ -230,6 +230,7 @@ func TestFollowLogsAcrossFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 200 * time.Millisecond})
+	defer client.Close()
 
 	f := startFollow(t, client, &LogsArgs{Count: 50})
 	f.waitFor(t, "before")
