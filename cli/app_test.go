@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +19,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// -update rewrites the golden files (kit.Golden reads it).
+var _ = flag.Bool("update", false, "rewrite golden files")
 
 // TestMain runs the tests in a config directory of their own: the
 // commands they run in process must not touch the developer's real one.
@@ -45,22 +45,11 @@ func freePort(t *testing.T) string {
 	return strconv.Itoa(kit.FreePort(t))
 }
 
+// golden checks got against testdata/NAME.golden (kit.Golden; -update
+// rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden (run go test ./cli -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	kit.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 func TestHelpGolden(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +23,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// -update rewrites the golden files (kit.Golden reads it).
+var _ = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -121,19 +121,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.MarshalIndent(list.Tools, "", "  ")
-	path := filepath.Join("testdata", "tools.golden.json")
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./mcp -update creates it)", err)
-	}
-	if string(append(got, '\n')) != string(want) {
-		t.Fatalf("tool schemas differ from %s (go test ./mcp -update if intended):\n%s", path, got)
-	}
+	kit.Golden(t, filepath.Join("testdata", "tools.golden.json"), append(got, '\n'))
 }
 
 // TestToolFiltering: which tools each set of options offers (the schemas

@@ -18,7 +18,8 @@
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
 //   - fake plugins, waiting for the host's welcome (Plugin, Fleet) or not
 //     (StartPlugin, FakeStudio), a fake protocol-v2 window (Window), polling
-//     (WaitFor) and the host's /health (Health, WaitHealth).
+//     (WaitFor) and the host's /health (Health, WaitHealth);
+//   - golden files (Golden, rewritten with -update).
 //
 // It imports no studio-bridge package but authtoken, protocol and
 // test/fakeplugin, so that the bridge package's own tests can use it too;
