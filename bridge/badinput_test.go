@@ -66,28 +66,27 @@ func newTestBedWith(t *testing.T, opts Options) *testBed {
 	return tb
 }
 
-// connectWith is connect with options (heartbeat, logger).
-func connectWith(t *testing.T, port int, opts Options) *Bridge {
+// assertRoutes checks that a "state" call from the joined client to sid
+// reaches the raw plugin r, and that the answer r gives (JSON) comes back;
+// what names the call in a failure.
+func (tb *testBed) assertRoutes(t *testing.T, what, sid string, r *rawConn, answer string) {
 	t.Helper()
-	kit.UseConfigDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	opts.Port = port
-	if opts.Version == "" {
-		opts.Version = "1.0.0"
+	errc := make(chan error, 1)
+	go func() {
+		out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
+		if err == nil && string(out) != answer {
+			err = fmt.Errorf("answer %s, want %s", out, answer)
+		}
+		errc <- err
+	}()
+	req := r.expect(protocol.TypeRequest).(protocol.Request)
+	if req.Action != "state" {
+		t.Fatalf("%s: request %+v, want a state request", what, req)
 	}
-	if opts.Log == nil {
-		opts.Log = testLog(t)
+	r.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(answer)})
+	if err := <-errc; err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
-	if opts.Grace == 0 {
-		opts.Grace = testGrace
-	}
-	b, err := Connect(ctx, opts)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(b.Kill)
-	return b
 }
 
 // assertServing checks that the host still serves everyone else: the good
@@ -378,22 +377,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 				t.Fatalf("%s: notice code %s, want %s", f.name, n.Code, f.code)
 			}
 		}
-		errc := make(chan error, 1)
-		go func() {
-			out, err := tb.client.Call(context.Background(), w.SessionID, "state", nil, CallOptions{Timeout: 5 * time.Second})
-			if err == nil && string(out) != `{"state":"Edit"}` {
-				err = fmt.Errorf("payload %s", out)
-			}
-			errc <- err
-		}()
-		req := r.expect(protocol.TypeRequest).(protocol.Request)
-		if req.Action != "state" {
-			t.Fatalf("request: %+v", req)
-		}
-		r.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`{"state":"Edit"}`)})
-		if err := <-errc; err != nil {
-			t.Fatalf("call to the raw session: %v", err)
-		}
+		tb.assertRoutes(t, "call to the raw session", w.SessionID, r, `{"state":"Edit"}`)
 		tb.assertServing(t)
 	})
 }
@@ -693,7 +677,7 @@ func TestClientVanishingMidRequestCancelsAtThePlugin(t *testing.T) {
 			}
 			r.send(protocol.Request{ID: "c-1", Action: "stall", SessionID: tb.sid, TimeoutMs: 60_000, Payload: json.RawMessage(`{}`)})
 			var req protocol.Request
-			poll(t, "the plugin to receive the request", func() bool {
+			eventually(t, "the plugin to receive the request", func() bool {
 				reqs := tb.plugin.Requests()
 				if len(reqs) > before && reqs[len(reqs)-1].Action == "stall" {
 					req = reqs[len(reqs)-1]
@@ -703,25 +687,13 @@ func TestClientVanishingMidRequestCancelsAtThePlugin(t *testing.T) {
 			})
 			cancels := len(tb.plugin.Cancels())
 			tt.leave(r)
-			poll(t, "the plugin to see a cancel", func() bool {
+			eventually(t, "the plugin to see a cancel", func() bool {
 				c := tb.plugin.Cancels()
 				return len(c) > cancels && c[len(c)-1] == req.ID
 			})
-			poll(t, "the host to drop the client", func() bool { return healthOf(t, tb.port).Clients == 1 })
+			eventually(t, "the host to drop the client", func() bool { return healthOf(t, tb.port).Clients == 1 })
 			tb.assertServing(t)
 		})
-	}
-}
-
-// poll waits up to 5 s for cond.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -758,7 +730,7 @@ func TestSilentPluginEvicted(t *testing.T) {
 	if evicted > 2*time.Second {
 		t.Fatalf("evicted only after %s", evicted)
 	}
-	poll(t, "the silent plugin to see the host's close", func() bool { return silent.CloseStatus() != -1 })
+	eventually(t, "the silent plugin to see the host's close", func() bool { return silent.CloseStatus() != -1 })
 	if got := silent.CloseStatus(); got != protocol.CloseHeartbeatTimeout {
 		t.Fatalf("silent plugin closed with status %d, want %d", got, protocol.CloseHeartbeatTimeout)
 	}
@@ -863,7 +835,7 @@ flood:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the slow client's connection did not end")
 	}
-	poll(t, "the host to drop the slow client", func() bool { return healthOf(t, tb.port).Clients == 1 })
+	eventually(t, "the host to drop the slow client", func() bool { return healthOf(t, tb.port).Clients == 1 })
 	tb.assertServing(t)
 }
 
@@ -931,19 +903,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 			}
 			first.assertOpen() // the live session is untouched
 			// The id still routes to the real plugin.
-			errc := make(chan error, 1)
-			go func() {
-				out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
-				if err == nil && string(out) != `"first"` {
-					err = fmt.Errorf("answer %s", out)
-				}
-				errc <- err
-			}()
-			req := first.expect(protocol.TypeRequest).(protocol.Request)
-			first.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"first"`)})
-			if err := <-errc; err != nil {
-				t.Fatalf("call to the live session: %v", err)
-			}
+			tb.assertRoutes(t, "call to the live session", sid, first, `"first"`)
 			_ = impostor.c.Close(websocket.StatusNormalClosure, "")
 			waitSessionState(t, tb.client, w.SessionID, false)
 		}
@@ -965,19 +925,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 		first.expectClose(protocol.CloseReplaced)
 		second.assertOpen()
 		// The id now routes to the new connection.
-		errc := make(chan error, 1)
-		go func() {
-			out, err := tb.client.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 5 * time.Second})
-			if err == nil && string(out) != `"second"` {
-				err = fmt.Errorf("answer %s", out)
-			}
-			errc <- err
-		}()
-		req := second.expect(protocol.TypeRequest).(protocol.Request)
-		second.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"second"`)})
-		if err := <-errc; err != nil {
-			t.Fatalf("call after replacement: %v", err)
-		}
+		tb.assertRoutes(t, "call after replacement", sid, second, `"second"`)
 		// One session for X, not two, and the old connection's end did not
 		// unregister the id the new one holds. (A negative check: the pause
 		// gives the old handler time to finish, it asserts nothing itself.)
@@ -1066,7 +1014,7 @@ func TestHostKillFailsRelayedCallsAsUnknownOutcome(t *testing.T) {
 					errc <- err
 				}()
 			}
-			poll(t, "the plugin to receive every call", func() bool { return len(tb.plugin.Requests()) >= before+n })
+			eventually(t, "the plugin to receive every call", func() bool { return len(tb.plugin.Requests()) >= before+n })
 			killed := time.Now()
 			tb.host.Kill()
 			codes := map[protocol.Code]int{}

@@ -51,12 +51,7 @@ func BenchmarkCallHost(b *testing.B) {
 // loopback sockets, so the figure is the protocol's cost without process
 // scheduling across address spaces (see test/bench for that).
 func BenchmarkCallClient(b *testing.B) {
-	port := kit.FreePort(b)
-	connect(b, port)
-	client := connect(b, port)
-	if client.Role() != RoleClient {
-		b.Fatalf("second bridge is %s, want client", client.Role())
-	}
+	port, _, client := hostAndClient(b)
 	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	benchCalls(b, client, sid)
 }
@@ -65,9 +60,7 @@ func BenchmarkCallClient(b *testing.B) {
 // concurrently (the shape of an MCP server serving parallel tool calls). The
 // latency percentiles are per call under that load.
 func BenchmarkCallClientParallel(b *testing.B) {
-	port := kit.FreePort(b)
-	connect(b, port)
-	client := connect(b, port)
+	port, _, client := hostAndClient(b)
 	_, sid := kit.Plugin(b, fakeplugin.Config{Port: port, InstanceID: "A", Handler: benchutil.StateHandler})
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -96,19 +89,26 @@ func BenchmarkCallClientParallel(b *testing.B) {
 	all.Report(b, "")
 }
 
+// fleetHost starts a host with n fake plugins and a client joined to it,
+// and returns once the client lists all n sessions and the host is older
+// than its resolution grace (so Sessions answers at once).
+func fleetHost(b *testing.B, n int) (port int, client *Bridge) {
+	b.Helper()
+	started := time.Now()
+	port, _, client = hostAndClient(b)
+	kit.Fleet(b, port, n, benchutil.StateHandler, kit.FastRetry, true)
+	waitSessions(b, client, n)
+	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
+	return port, client
+}
+
 // BenchmarkSessionsJSON: with 1,000 registered sessions, a joined client
 // lists them (Sessions) and JSON-encodes the list as `sessions --json` does.
 // The host is older than ResolveGrace, so Sessions answers from the mirror
 // without waiting for late plugins.
 func BenchmarkSessionsJSON(b *testing.B) {
 	const n = 1000
-	port := kit.FreePort(b)
-	started := time.Now()
-	connect(b, port)
-	client := connect(b, port)
-	kit.Fleet(b, port, n, benchutil.StateHandler, kit.FastRetry, true)
-	waitSessions(b, client, n)
-	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
+	_, client := fleetHost(b, n)
 
 	ctx := context.Background()
 	var buf bytes.Buffer
@@ -151,12 +151,7 @@ func BenchmarkSessionsJSON(b *testing.B) {
 // leave.
 func BenchmarkJoinListLeave(b *testing.B) {
 	const n = 1000
-	port := kit.FreePort(b)
-	started := time.Now()
-	connect(b, port)
-	kit.Fleet(b, port, n, benchutil.StateHandler, kit.FastRetry, true)
-	waitSessions(b, connect(b, port), n)
-	time.Sleep(time.Until(started.Add(testGrace + 100*time.Millisecond)))
+	port, _ := fleetHost(b, n)
 	ctx := context.Background()
 	samples := benchutil.NewSamples(b.N)
 	b.ReportAllocs()

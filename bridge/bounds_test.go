@@ -111,7 +111,7 @@ func TestFrameBudget(t *testing.T) {
 		}
 		stallers = append(stallers, r)
 	}
-	poll(t, "the stallers to hold the whole frame budget", func() bool {
+	eventually(t, "the stallers to hold the whole frame budget", func() bool {
 		if h.frameBudget.TryAcquire(1) {
 			h.frameBudget.Release(1)
 			return false
@@ -266,7 +266,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 		h := hostOf(t, tb.host)
 		// The sessions of the subtests above end as their sockets close;
 		// wait for them to go, or one going would make room.
-		poll(t, "the earlier subtests' sessions to end", func() bool {
+		eventually(t, "the earlier subtests' sessions to end", func() bool {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			return len(h.plugins) == 1
@@ -319,7 +319,7 @@ func TestStateEventFieldsBounded(t *testing.T) {
 	}
 	ok, _ := json.Marshal(map[string]string{"state": "Play", "placeName": strings.Repeat("n", protocol.MaxPlaceNameBytes)})
 	r.send(protocol.Event{Event: "state", Payload: ok})
-	poll(t, "the state change at the limit to reach the client", func() bool {
+	eventually(t, "the state change at the limit to reach the client", func() bool {
 		s, found := tb.client.hub.get(w.SessionID)
 		return found && s.State == protocol.StatePlay
 	})
@@ -383,7 +383,7 @@ func TestHandshakeBudget(t *testing.T) {
 		stallers = append(stallers, r)
 	}
 	h := hostOf(t, tb.host)
-	poll(t, "the stallers to hold the whole handshake budget", func() bool {
+	eventually(t, "the stallers to hold the whole handshake budget", func() bool {
 		if h.handshakeBudget.TryAcquire(1) {
 			h.handshakeBudget.Release(1)
 			return false

@@ -19,12 +19,7 @@ import (
 )
 
 func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
-	port := kit.FreePort(t)
-	host := connect(t, port)
-	client := connect(t, port)
-	if host.Role() != RoleHost || client.Role() != RoleClient {
-		t.Fatalf("roles: %s, %s", host.Role(), client.Role())
-	}
+	port, host, client := hostAndClient(t)
 	big := strings.Repeat("é", 300_000)
 	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 		switch action {
@@ -76,9 +71,7 @@ func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
 }
 
 func TestTimeoutCancelsAtThePlugin(t *testing.T) {
-	port := kit.FreePort(t)
-	host := connect(t, port)
-	client := connect(t, port)
+	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Stall: true}
 	}})
@@ -103,9 +96,7 @@ func TestTimeoutCancelsAtThePlugin(t *testing.T) {
 }
 
 func TestPluginVanishingMidRequest(t *testing.T) {
-	port := kit.FreePort(t)
-	host := connect(t, port)
-	client := connect(t, port)
+	port, host, client := hostAndClient(t)
 	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", NoReconnect: true, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Drop: true}
 	}})
@@ -185,9 +176,7 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 }
 
 func TestGracefulHandOff(t *testing.T) {
-	port := kit.FreePort(t)
-	host := connect(t, port)
-	client := connect(t, port)
+	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
 	if err := host.Close(); err != nil {
@@ -336,9 +325,7 @@ func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
 }
 
 func TestEventsReachWatchers(t *testing.T) {
-	port := kit.FreePort(t)
-	host := connect(t, port)
-	client := connect(t, port)
+	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
 	ctx, cancel := context.WithCancel(context.Background())

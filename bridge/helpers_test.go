@@ -28,17 +28,49 @@ func testLog(t testing.TB) *slog.Logger {
 // retry every 50 ms, not every 2 s as the real plugin searches.
 const testGrace = 300 * time.Millisecond
 
+// connect starts a test bridge on port (the host if none runs there, else
+// a client of it), killed at cleanup.
 func connect(t testing.TB, port int) *Bridge {
+	t.Helper()
+	return connectWith(t, port, Options{})
+}
+
+// connectWith is connect with options (heartbeat, logger); what opts leaves
+// unset is the test default.
+func connectWith(t testing.TB, port int, opts Options) *Bridge {
 	t.Helper()
 	kit.UseConfigDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := Connect(ctx, Options{Port: port, Version: "1.0.0", Log: testLog(t), Grace: testGrace})
+	opts.Port = port
+	if opts.Version == "" {
+		opts.Version = "1.0.0"
+	}
+	if opts.Log == nil {
+		opts.Log = testLog(t)
+	}
+	if opts.Grace == 0 {
+		opts.Grace = testGrace
+	}
+	b, err := Connect(ctx, opts)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	t.Cleanup(func() { b.Kill() })
+	t.Cleanup(b.Kill)
 	return b
+}
+
+// hostAndClient starts a host on a free port and a second bridge that joins
+// it as a client.
+func hostAndClient(t testing.TB) (port int, host, client *Bridge) {
+	t.Helper()
+	port = kit.FreePort(t)
+	host = connect(t, port)
+	client = connect(t, port)
+	if host.Role() != RoleHost || client.Role() != RoleClient {
+		t.Fatalf("roles: %s, %s; want host, client", host.Role(), client.Role())
+	}
+	return port, host, client
 }
 
 // waitSessions waits until b lists exactly n sessions.

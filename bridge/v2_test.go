@@ -65,27 +65,26 @@ func startWindow(t testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window,
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "win-" + strings.ReplaceAll(t.Name(), "/", "_")
 	}
-	w := fakeplugin.StartWindow(cfg)
-	t.Cleanup(w.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ids, err := w.WaitAttached(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, ids
+	return kit.Window(t, cfg)
+}
+
+// openV2Window opens a raw plugin socket on port and says hello as a
+// protocol-v2 window of instance, up to the host's welcome; no session is
+// attached yet.
+func openV2Window(t *testing.T, port int, instance string) *rawConn {
+	t.Helper()
+	r := openRaw(t, port, protocol.PathPlugin)
+	hello := goodHello(instance, protocol.ContextEdit)
+	hello.ProtocolVersions = []int{2}
+	r.send(hello)
+	r.expect(protocol.TypeWelcome)
+	return r
 }
 
 // eventually polls cond until it holds (or fails the test after 10 s).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	kit.WaitFor(t, 10*time.Second, what, cond)
 }
 
 func codeOf(err error) protocol.Code {
@@ -185,11 +184,7 @@ func TestV2AttachNeedsTheResumeSecret(t *testing.T) {
 
 func TestV2PerSessionReject(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	r := openRaw(t, h.port, protocol.PathPlugin)
-	hello := goodHello("W", protocol.ContextEdit)
-	hello.ProtocolVersions = []int{2}
-	r.send(hello)
-	r.expect(protocol.TypeWelcome)
+	r := openV2Window(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "bad", InstanceID: "other-window", Context: protocol.ContextServer})
 	rej := r.expect(protocol.TypeReject).(protocol.Reject)
 	if rej.Ref != "bad" || rej.Code != protocol.CodeInvalidAttach {
@@ -469,11 +464,7 @@ func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
 // carries; anything else draws a notice and the socket stays open.
 func TestV2SessionFramesNeedTheirSession(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	r := openRaw(t, h.port, protocol.PathPlugin)
-	hello := goodHello("W", protocol.ContextEdit)
-	hello.ProtocolVersions = []int{2}
-	r.send(hello)
-	r.expect(protocol.TypeWelcome)
+	r := openV2Window(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
 	mine := r.expect(protocol.TypeAttached).(protocol.Attached).SessionID
 

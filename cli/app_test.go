@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/mcp"
@@ -22,24 +19,12 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// -update rewrites the golden files (kit.Golden reads it).
+var _ = flag.Bool("update", false, "rewrite golden files")
 
-// TestMain runs the tests with a config directory of their own
-// (STUDIO_BRIDGE_CONFIG_DIR): the commands they run in process must not
-// touch the developer's real one (a host writes its host file there).
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "studio-bridge-config-")
-	if err != nil {
-		panic(err)
-	}
-	if err := os.Setenv("STUDIO_BRIDGE_CONFIG_DIR", dir); err != nil {
-		panic(err)
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		_ = os.RemoveAll(dir)
-		os.Exit(code)
-	}))
-}
+// TestMain runs the tests in a config directory of their own: the
+// commands they run in process must not touch the developer's real one.
+func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
 // run runs the command line args, stdin empty.
 func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -60,22 +45,11 @@ func freePort(t *testing.T) string {
 	return strconv.Itoa(kit.FreePort(t))
 }
 
+// golden checks got against testdata/NAME.golden (kit.Golden; -update
+// rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden (run go test ./cli -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	kit.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 func TestHelpGolden(t *testing.T) {
@@ -94,10 +68,12 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
+// startPlugin starts a fake plugin of instance for the bridge the test
+// starts on port.
 func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
+	t.Helper()
 	n, _ := strconv.Atoi(port)
-	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
+	return kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42})
 }
 
 func TestSessionsFromAOneShotHost(t *testing.T) {

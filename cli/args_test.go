@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
-	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 func TestInterspersed(t *testing.T) {
@@ -95,12 +95,7 @@ func TestShellCompletion(t *testing.T) {
 func TestCompletingSessionIDs(t *testing.T) {
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
-	kit.UseConfigDir(t)
-	host, err := bridge.Connect(context.Background(), bridge.Options{Port: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer host.Close()
+	bridgekit.Connect(t, bridge.Options{Port: n}) // the running host the completion asks
 	p := startPlugin(t, port, "A")
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -193,9 +193,9 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 // bindArgs fills the command's Args struct from flags and positionals, over
 // the defaults.
 func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
-	ptr := d.NewArgs()
+	bind := d.NewBinder()
+	ptr := bind.Args
 	pos := c.Args().Slice()
-	slots := d.Slots()
 	for _, a := range commands.Fields(d.Args) {
 		switch {
 		case a.NoCLI || a.Positional:
@@ -204,7 +204,7 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			for _, v := range a.Enum {
 				if c.Bool(v) {
 					set = append(set, "--"+v)
-					if err := commands.Set(ptr, a, v); err != nil {
+					if err := bind.Set(a, v); err != nil {
 						return nil, err
 					}
 				}
@@ -217,29 +217,19 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			if a.Kind == reflect.Bool {
 				text = fmt.Sprint(c.Bool(a.Flag))
 			}
-			if err := commands.Set(ptr, a, text); err != nil {
+			if err := bind.Set(a, text); err != nil {
 				return nil, err
-			}
-			for i, s := range slots {
-				if s.Index == a.Index {
-					slots = append(slots[:i], slots[i+1:]...)
-					break
-				}
 			}
 		}
 	}
 	for _, w := range pos {
-		if len(slots) == 0 {
+		if ok, err := bind.Word(w); !ok {
 			return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, w, d.Usage())
-		}
-		if err := commands.Append(ptr, slots[0], w); err != nil {
+		} else if err != nil {
 			return nil, err
 		}
-		if !slots[0].Variadic() {
-			slots = slots[1:]
-		}
 	}
-	for _, a := range slots {
+	for _, a := range bind.Open() {
 		if a.Required {
 			return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
 		}

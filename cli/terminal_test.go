@@ -10,24 +10,18 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // The terminal itself is tested in package terminal; these tests check
 // that the command line reaches it.
 
-func studioPlugin(t *testing.T, port string) {
-	t.Helper()
-	n, _ := strconv.Atoi(port)
-	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
-}
-
 // TestTerminalTimeoutFlag: the global --timeout bounds the terminal's
 // commands as it bounds one-shot ones.
 func TestTerminalTimeoutFlag(t *testing.T) {
 	port := freePort(t)
-	studioPlugin(t, port)
+	n, _ := strconv.Atoi(port)
+	kit.FakeStudio(t, n)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -48,9 +42,8 @@ func TestTerminalAttachesLikeExecInPlayMode(t *testing.T) {
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
 	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient} {
-		p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
-			Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-		t.Cleanup(p.Close)
+		kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Context: c, State: protocol.StatePlay,
+			Handler: fakeplugin.Studio})
 	}
 	for _, tc := range []struct {
 		args []string

@@ -18,6 +18,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -25,12 +26,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	t.Helper()
 	port := kit.FreePort(t)
-	kit.UseConfigDir(t)
-	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Kill() })
+	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
+	t.Cleanup(b.Kill)
 	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: fakeplugin.Studio})
 	s, err := b.Resolve(context.Background(), bridge.Target{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 // logBuffer is a plugin's log buffer as the plugin contract describes it:
@@ -179,11 +180,7 @@ func TestFollowLogs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			port := kit.FreePort(t)
-			kit.UseConfigDir(t)
-			b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 			defer b.Kill()
 			var buf logBuffer
 			buf.add("Print", "hello")
@@ -222,11 +219,7 @@ func TestFollowLogs(t *testing.T) {
 // subscribes again and prints what was logged meanwhile, in order, once.
 func TestFollowLogsAcrossFailover(t *testing.T) {
 	port := kit.FreePort(t)
-	kit.UseConfigDir(t)
-	host, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	host := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	defer host.Kill()
 	var buf logBuffer
 	buf.add("Print", "before")
@@ -236,11 +229,7 @@ func TestFollowLogsAcrossFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kit.UseConfigDir(t)
-	client, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	defer client.Close()
 
 	f := startFollow(t, client, &LogsArgs{Count: 50})

@@ -21,10 +21,7 @@ import (
 // client at the newest protocol version does not send resources/subscribe.
 func TestSubscribeUnknownResource(t *testing.T) {
 	w := newWorld(t)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	p := serveStdio(t, s)
 	p.initialize()
 	id := 10

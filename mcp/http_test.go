@@ -14,10 +14,7 @@ import (
 // name that is not loopback (DNS rebinding).
 func TestHTTPHostIsCaseInsensitive(t *testing.T) {
 	w := newWorld(t)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	srv := httptest.NewServer(CanonicalHost(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
 		&sdk.StreamableHTTPOptions{Stateless: true}))) // stateless: no session outlives the test (goleak); the Host check is the same
 	defer srv.Close()

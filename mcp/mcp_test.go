@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,9 +20,11 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// -update rewrites the golden files (kit.Golden reads it).
+var _ = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -35,12 +36,8 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	port := kit.FreePort(t)
-	kit.UseConfigDir(t)
-	b, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Grace: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Kill() })
+	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
+	t.Cleanup(b.Kill)
 	return &world{port: port, bridge: b}
 }
 
@@ -57,14 +54,21 @@ func (w *world) client(t *testing.T, opts Options) *sdk.ClientSession {
 	return cs
 }
 
-// serve starts a server with opts and connects a client with copts to it,
-// over in-memory transports.
-func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {
+// server is New on the world's bridge, failing the test on an error.
+func (w *world) server(t *testing.T, opts Options) *sdk.Server {
 	t.Helper()
 	s, err := New(w.bridge, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// serve starts a server with opts and connects a client with copts to it,
+// over in-memory transports.
+func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {
+	t.Helper()
+	s := w.server(t, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)
@@ -116,35 +120,19 @@ func TestToolsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
-	if got := strings.Join(names, ","); got != "studio_exec,studio_logs,studio_play,studio_query,studio_screenshot,studio_sessions,studio_state,studio_test" {
-		t.Fatalf("tools: %s", got)
-	}
 	got, _ := json.MarshalIndent(list.Tools, "", "  ")
-	path := filepath.Join("testdata", "tools.golden.json")
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./mcp -update creates it)", err)
-	}
-	if string(append(got, '\n')) != string(want) {
-		t.Fatalf("tool schemas differ from %s (go test ./mcp -update if intended):\n%s", path, got)
-	}
+	kit.Golden(t, filepath.Join("testdata", "tools.golden.json"), append(got, '\n'))
 }
 
+// TestToolFiltering: which tools each set of options offers (the schemas
+// of all of them are TestToolsGolden's).
 func TestToolFiltering(t *testing.T) {
 	w := newWorld(t)
 	for _, tt := range []struct {
 		opts Options
 		want string
 	}{
+		{Options{}, "studio_exec,studio_logs,studio_play,studio_query,studio_screenshot,studio_sessions,studio_state,studio_test"},
 		{Options{ReadOnly: true}, "studio_logs,studio_query,studio_screenshot,studio_sessions,studio_state"},
 		{Options{Tools: []string{"studio_sessions", "studio_logs"}}, "studio_logs,studio_sessions"},
 	} {
@@ -446,10 +434,7 @@ func TestCancellationReachesThePlugin(t *testing.T) {
 func TestCancelledCallCode(t *testing.T) {
 	w := newWorld(t)
 	w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, ct := sdk.NewInMemoryTransports()

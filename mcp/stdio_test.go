@@ -125,10 +125,7 @@ func (p *stdioPeer) initialize() {
 // session on the first one).
 func TestStdioMalformedLines(t *testing.T) {
 	w := newWorld(t)
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	p := serveStdio(t, s)
 	tests := []struct {
 		name, line string
@@ -175,10 +172,7 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	if _, err := pl.WaitWelcome(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := w.server(t, Options{})
 	// Know when the cancelled call's handler has returned: its response,
 	// if any, is written right after.
 	finished := make(chan struct{}, 1)

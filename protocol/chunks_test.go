@@ -184,35 +184,43 @@ func TestSplitAssemblerRoundTrip(t *testing.T) {
 			sizes = append(sizes, 5, 6, 7)
 		}
 		for _, size := range sizes {
-			pieces := Split(payload, size)
-			a := NewAssembler(MaxPayloadBytes)
-			for i, p := range pieces {
-				// Each piece travels in its own frame: it must survive the codec.
-				frame, err := Encode(Chunk{ID: "r", Seq: i, Data: p})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := Decode(frame)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := m.(Chunk)
-				if c.Data != p {
-					t.Fatalf("chunk %d changed on the wire", i)
-				}
-				if err := a.Add(c); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, err := a.Finish(len(pieces))
-			if err != nil {
-				t.Fatalf("size %d: %v", size, err)
-			}
-			if !bytes.Equal(got, payload) {
-				t.Fatalf("size %d: round trip changed the payload", size)
-			}
+			chunkRoundTrip(t, "r", payload, size, MaxPayloadBytes)
 		}
 	}
+}
+
+// chunkRoundTrip sends payload as chunks of size, each in its own frame
+// through Encode and Decode, into an Assembler that holds limit bytes, and
+// checks that Finish gives the payload back; it returns the pieces.
+func chunkRoundTrip(t *testing.T, id string, payload []byte, size, limit int) []string {
+	t.Helper()
+	pieces := Split(payload, size)
+	a := NewAssembler(limit)
+	for i, p := range pieces {
+		frame, err := Encode(Chunk{ID: id, Seq: i, Data: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Decode(frame)
+		if err != nil {
+			t.Fatalf("chunk frame %d does not decode: %v", i, err)
+		}
+		c, ok := m.(Chunk)
+		if !ok || c.Data != p || c.Seq != i {
+			t.Fatalf("chunk %d changed on the wire: %.200q -> %.200v", i, p, m)
+		}
+		if err := a.Add(c); err != nil {
+			t.Fatalf("Add chunk %d: %v", i, err)
+		}
+	}
+	got, err := a.Finish(len(pieces))
+	if err != nil {
+		t.Fatalf("size %d: Finish(%d): %v", size, len(pieces), err)
+	}
+	if !bytes.Equal(got, payload) {
+		t.Fatalf("size %d: reassembled %.200q, want %.200q", size, got, payload)
+	}
+	return pieces
 }
 
 func TestMaxChunkFitsFrame(t *testing.T) {

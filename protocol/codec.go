@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -201,51 +202,48 @@ func validate(m Message) error {
 			return malformed(`response "chunks" must not be negative`)
 		}
 	case Progress:
-		if m.ID == "" {
-			return malformed(`progress needs "id"`)
-		}
+		return needs("progress", "id", m.ID)
 	case Chunk:
 		if m.ID == "" || m.Seq < 0 {
 			return malformed(`chunk needs "id" and a non-negative "seq"`)
 		}
 	case Cancel:
-		if m.ID == "" {
-			return malformed(`cancel needs "id"`)
-		}
+		return needs("cancel", "id", m.ID)
 	case Event:
-		if m.Event == "" {
-			return malformed(`event needs "event"`)
-		}
+		return needs("event", "event", m.Event)
 	case SessionEvent:
-		if m.Kind == "" || m.Session.SessionID == "" {
-			return malformed(`session-event needs "kind" and "session.sessionId"`)
-		}
+		return needs("session-event", "kind", m.Kind, "session.sessionId", m.Session.SessionID)
 	case Watch:
-		if m.SessionID == "" {
-			return malformed(`watch needs "sessionId"`)
-		}
+		return needs("watch", "sessionId", m.SessionID)
 	case Unwatch:
-		if m.SessionID == "" {
-			return malformed(`unwatch needs "sessionId"`)
-		}
+		return needs("unwatch", "sessionId", m.SessionID)
 	case Attach:
 		if m.Ref == "" || len(m.Ref) > MaxAttachRefBytes {
 			return malformed(`attach needs a "ref" of 1-64 bytes`)
 		}
 	case Attached:
-		if m.Ref == "" || m.SessionID == "" {
-			return malformed(`attached needs "ref" and "sessionId"`)
-		}
+		return needs("attached", "ref", m.Ref, "sessionId", m.SessionID)
 	case Detach:
-		if m.SessionID == "" {
-			return malformed(`detach needs "sessionId"`)
-		}
+		return needs("detach", "sessionId", m.SessionID)
 	case Ack:
-		if m.SessionID == "" || m.ID == "" {
-			return malformed(`ack needs "sessionId" and "id"`)
-		}
+		return needs("ack", "sessionId", m.SessionID, "id", m.ID)
 	}
 	return nil
+}
+
+// needs is the error for a frame of type typ that lacks one of its required
+// string fields, given as name, value pairs; nil when every one is set.
+func needs(typ string, fields ...string) error {
+	var names []string
+	missing := false
+	for i := 0; i+1 < len(fields); i += 2 {
+		names = append(names, strconv.Quote(fields[i]))
+		missing = missing || fields[i+1] == ""
+	}
+	if !missing {
+		return nil
+	}
+	return malformed("%s needs %s", typ, strings.Join(names, " and "))
 }
 
 func malformed(format string, args ...any) *Error {

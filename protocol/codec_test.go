@@ -292,6 +292,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"session-event empty session id", `{"type":"session-event","kind":"connected","session":{"sessionId":""}}`, bad, `session-event needs`},
 		{"watch no session", `{"type":"watch"}`, bad, `watch needs "sessionId"`},
 		{"unwatch no session", `{"type":"unwatch","sessionId":""}`, bad, `unwatch needs "sessionId"`},
+		{"session-event message", `{"type":"session-event","kind":"connected"}`, bad, `session-event needs "kind" and "session.sessionId"`},
+		{"attached no ref", `{"type":"attached","sessionId":"s"}`, bad, `attached needs "ref" and "sessionId"`},
+		{"attached no session", `{"type":"attached","ref":"edit"}`, bad, `attached needs "ref" and "sessionId"`},
+		{"detach no session", `{"type":"detach"}`, bad, `detach needs "sessionId"`},
+		{"ack no id", `{"type":"ack","sessionId":"s"}`, bad, `ack needs "sessionId" and "id"`},
+		{"ack no session", `{"type":"ack","id":"1"}`, bad, `ack needs "sessionId" and "id"`},
 		// Wrong field types.
 		{"request numeric id", `{"type":"request","id":1,"action":"state"}`, bad, "bad request frame"},
 		{"request timeout string", `{"type":"request","id":"1","action":"state","timeoutMs":"5s"}`, bad, "bad request frame"},

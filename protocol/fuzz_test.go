@@ -163,32 +163,7 @@ func FuzzAssembler(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		pieces := Split(payload, size)
-		a := NewAssembler(len(payload))
-		for i, p := range pieces {
-			frame, err := Encode(Chunk{ID: "fuzz", Seq: i, Data: p})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := Decode(frame)
-			if err != nil {
-				t.Fatalf("chunk frame %q does not decode: %v", frame, err)
-			}
-			c, ok := m.(Chunk)
-			if !ok || c.Data != p || c.Seq != i {
-				t.Fatalf("chunk %d changed on the wire: %q -> %#v", i, p, m)
-			}
-			if err := a.Add(c); err != nil {
-				t.Fatalf("Add chunk %d: %v", i, err)
-			}
-		}
-		got, err := a.Finish(len(pieces))
-		if err != nil {
-			t.Fatalf("Finish(%d): %v (payload %q)", len(pieces), err, payload)
-		}
-		if !bytes.Equal(got, payload) {
-			t.Fatalf("reassembled %q, want %q", got, payload)
-		}
+		pieces := chunkRoundTrip(t, "fuzz", payload, size, len(payload))
 
 		// One byte less of room must be refused, never truncated.
 		small := NewAssembler(len(payload) - 1)

@@ -38,14 +38,7 @@ var PluginSupportedVersions = []int{2, 1}
 
 // NegotiatePlugin picks the newest plugin protocol version both sides speak.
 func NegotiatePlugin(offered []int) (int, bool) {
-	for _, mine := range PluginSupportedVersions {
-		for _, theirs := range offered {
-			if mine == theirs {
-				return mine, true
-			}
-		}
-	}
-	return 0, false
+	return newestCommon(PluginSupportedVersions, offered)
 }
 
 // Message type names added by plugin protocol v2.

@@ -16,11 +16,14 @@ var ClientOfferedVersions = []int{2, 1}
 
 // Negotiate picks the newest version that both this build and the peer speak.
 // It reports false when there is none.
-func Negotiate(offered []int) (int, bool) {
-	for _, mine := range SupportedVersions {
+func Negotiate(offered []int) (int, bool) { return newestCommon(SupportedVersions, offered) }
+
+// newestCommon is the first of mine (newest first) that offered holds too.
+func newestCommon(mine, offered []int) (int, bool) {
+	for _, v := range mine {
 		for _, theirs := range offered {
-			if mine == theirs {
-				return mine, true
+			if v == theirs {
+				return v, true
 			}
 		}
 	}

@@ -49,20 +49,15 @@ func splitWords(s string) ([]string, error) {
 // --flag=value, -s value, switch flags (--head), and bare words, which fill
 // the positional arguments and then the ones tagged word.
 func dotArgs(d *commands.Definition, words []string) (any, error) {
-	ptr := d.NewArgs()
+	bind := d.NewBinder()
 	fields := commands.Fields(d.Args)
-	slots := d.Slots()
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if len(w) < 2 || w[0] != '-' {
-			if len(slots) == 0 {
+			if ok, err := bind.Word(w); !ok {
 				return nil, fmt.Errorf("unexpected %q; usage: .%s", w, d.Usage())
-			}
-			if err := commands.Append(ptr, slots[0], w); err != nil {
+			} else if err != nil {
 				return nil, err
-			}
-			if !slots[0].Variadic() {
-				slots = slots[1:]
 			}
 			continue
 		}
@@ -83,20 +78,14 @@ func dotArgs(d *commands.Definition, words []string) (any, error) {
 			i++
 			val = words[i]
 		}
-		if err := commands.Set(ptr, a, val); err != nil {
+		if err := bind.Set(a, val); err != nil {
 			return nil, err
 		}
-		for j, s := range slots {
-			if s.Index == a.Index {
-				slots = append(slots[:j], slots[j+1:]...)
-				break
-			}
-		}
 	}
-	if err := d.Validate(ptr); err != nil {
+	if err := d.Validate(bind.Args); err != nil {
 		return nil, err
 	}
-	return ptr, nil
+	return bind.Args, nil
 }
 
 func findFlag(fields []commands.Arg, name string) (commands.Arg, bool, bool) {

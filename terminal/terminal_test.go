@@ -52,18 +52,19 @@ func runTerminal(ctx context.Context, port string, opts Options) error {
 	return Run(ctx, opts)
 }
 
-func studioPlugin(t *testing.T, port string) {
+// studioPort is a free port with a Studio-like fake plugin (kit.FakeStudio)
+// waiting for the bridge the test starts there.
+func studioPort(t *testing.T) string {
 	t.Helper()
+	port := freePort(t)
 	n, _ := strconv.Atoi(port)
-	p := fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
+	kit.FakeStudio(t, n)
+	return port
 }
 
 // TestTerminalPiped drives the REPL through a pipe: the line-by-line mode.
 func TestTerminalPiped(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
+	port := studioPort(t)
 	in := strings.Join([]string{
 		"for i = 1, 2 do",
 		"  print(i)",
@@ -120,8 +121,7 @@ func TestTerminalPiped(t *testing.T) {
 // banner, notices, warnings and errors go to stderr, and no prompt goes
 // anywhere (no one is typing).
 func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
+	port := studioPort(t)
 	in := "for i = 1, 2 do\n  print(i)\nend\n.nope\nerror('x')\n.context server\n.query Workspace.Nope\n.disconnect\nprint(1)\n"
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -147,8 +147,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 // continuing an unfinished chunk, Ctrl-C cancelling a running script and
 // clearing a line, Ctrl-D exiting.
 func TestTerminalPTY(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
+	port := studioPort(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	master, slave := ptytest.Open(t)
 	defer master.Close()
@@ -293,6 +292,20 @@ var (
 	serverB  = session("bbbb-server-1", "B", protocol.ContextServer, protocol.StatePlay)
 )
 
+// runOnFake runs the terminal with opts on a fakeConn listing sessions,
+// reading in, and returns the conn and all that the terminal printed.
+func runOnFake(t *testing.T, opts Options, in string, sessions ...protocol.SessionInfo) (*fakeConn, string) {
+	t.Helper()
+	conn := &fakeConn{}
+	conn.set(sessions...)
+	var out bytes.Buffer
+	opts.Conn, opts.In, opts.Out, opts.Err = conn, strings.NewReader(in), &out, &out
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	return conn, out.String()
+}
+
 // newTestRepl is a terminal on a fake bridge, its screen in out.
 func newTestRepl(conn bridge.Conn, out *bytes.Buffer) *repl {
 	return &repl{ctx: context.Background(), conn: conn, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -417,20 +430,15 @@ func TestTerminalStartupNotAttached(t *testing.T) {
 		{[]protocol.SessionInfo{editA}, bridge.Target{Context: protocol.ContextServer},
 			[]string{"No server context available", ".context <edit|server|client>"}, "once Studio is running"},
 	} {
-		conn := &fakeConn{}
-		conn.set(tt.sessions...)
-		var out bytes.Buffer
 		tt.target.DefaultContext = commands.Exec.DefaultContext
-		if err := Run(context.Background(), Options{Conn: conn, Target: tt.target, In: strings.NewReader(""), Out: &out, Err: &out}); err != nil {
-			t.Fatal(err)
-		}
+		_, out := runOnFake(t, Options{Target: tt.target}, "", tt.sessions...)
 		for _, w := range tt.want {
-			if !strings.Contains(out.String(), w) {
-				t.Errorf("output lacks %q:\n%s", w, out.String())
+			if !strings.Contains(out, w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
 			}
 		}
-		if strings.Contains(out.String(), tt.not) {
-			t.Errorf("output has %q:\n%s", tt.not, out.String())
+		if strings.Contains(out, tt.not) {
+			t.Errorf("output has %q:\n%s", tt.not, out)
 		}
 	}
 }
@@ -438,15 +446,10 @@ func TestTerminalStartupNotAttached(t *testing.T) {
 // TestTerminalFollowEnds: .logs --follow returns no result when it ends
 // (here its event stream closes): the terminal goes on to the next line.
 func TestTerminalFollowEnds(t *testing.T) {
-	conn := &fakeConn{}
-	conn.set(editA)
-	var out bytes.Buffer
-	if err := Run(context.Background(), Options{Conn: conn, In: strings.NewReader(".logs --follow\n.state\n"), Out: &out, Err: &out}); err != nil {
-		t.Fatal(err)
-	}
+	_, out := runOnFake(t, Options{}, ".logs --follow\n.state\n", editA)
 	for _, w := range []string{"[Warning] careful", "State:  Edit"} {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("output lacks %q:\n%s", w, out.String())
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 }
@@ -454,8 +457,7 @@ func TestTerminalFollowEnds(t *testing.T) {
 // TestTerminalUnfinishedChunk: input that ends inside a chunk does not run
 // it, and says so; from a pipe that is an error (exit 1).
 func TestTerminalUnfinishedChunk(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
+	port := studioPort(t)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -472,21 +474,18 @@ func TestTerminalUnfinishedChunk(t *testing.T) {
 // swallow the lines after it: the chunk runs (and fails to compile) and
 // .exit still exits.
 func TestTerminalQuotedStringEndsChunk(t *testing.T) {
-	conn := &fakeConn{}
-	conn.set(editA)
-	var out bytes.Buffer
-	if err := Run(context.Background(), Options{Conn: conn, In: strings.NewReader("print(\"oops\n.exit\nprint(2)\n"), Out: &out, Err: &out}); err != nil {
-		t.Fatal(err)
-	}
+	conn, out := runOnFake(t, Options{}, "print(\"oops\n.exit\nprint(2)\n", editA)
 	if calls := conn.Calls(); !reflect.DeepEqual(calls, []string{"aaaa-edit-1 exec"}) {
-		t.Fatalf("calls %q, want one exec before .exit:\n%s", calls, out.String())
+		t.Fatalf("calls %q, want one exec before .exit:\n%s", calls, out)
 	}
 }
 
-// ptyTerminal runs the terminal in a pseudo-terminal: what it shows, a way
-// to type, and its exit code when it ends.
+// ptyTerminal runs the terminal in a pseudo-terminal, with a user config
+// directory (XDG_CONFIG_HOME, where the history file goes) of the test's
+// own: what it shows, a way to type, and its exit code when it ends.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
 	done := make(chan error, 1)
@@ -517,14 +516,19 @@ func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Sc
 	return scr, typeKeys, exited
 }
 
+// ptyAttached is ptyTerminal on a bridge with a Studio-like plugin, once
+// the terminal shows its attached prompt.
+func ptyAttached(t *testing.T) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
+	t.Helper()
+	scr, typeKeys, exited = ptyTerminal(t, studioPort(t), 0)
+	scr.WaitFor(t, "Place [edit]> ")
+	return scr, typeKeys, exited
+}
+
 // TestTerminalPTYFollowCtrlC: Ctrl-C ends .logs --follow and the prompt
 // comes back; Ctrl-D then leaves the shell a fresh line.
 func TestTerminalPTYFollowCtrlC(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, port, 0)
-	scr.WaitFor(t, "Place [edit]> ")
+	scr, typeKeys, exited := ptyAttached(t)
 	typeKeys(".logs --follow\r")
 	scr.WaitFor(t, "[Warning] careful")
 	time.Sleep(200 * time.Millisecond)
@@ -548,7 +552,6 @@ func TestTerminalPTYFollowCtrlC(t *testing.T) {
 func TestTerminalPTYWaitInterrupt(t *testing.T) {
 	for _, key := range []string{"\x03", "\x04"} {
 		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
-			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			scr, typeKeys, exited := ptyTerminal(t, freePort(t), 25*time.Second)
 			scr.WaitFor(t, "Waiting up to 25s for a Studio session (Ctrl-C stops waiting, Ctrl-D exits)")
 			time.Sleep(200 * time.Millisecond)
@@ -578,11 +581,7 @@ func TestTerminalPTYWaitInterrupt(t *testing.T) {
 // history entry, recalled by Up as one line that runs the same; Home and
 // End work as tmux sends them; Ctrl-D inside a chunk says it was not run.
 func TestTerminalPTYChunkHistory(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	scr, typeKeys, exited := ptyTerminal(t, port, 0)
-	scr.WaitFor(t, "Place [edit]> ")
+	scr, typeKeys, exited := ptyAttached(t)
 	typeKeys("for i = 1, 2 do\r")
 	scr.WaitFor(t, "...> ")
 	typeKeys("print(i) -- each\rend\r")
@@ -614,12 +613,11 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 // terminal) while stdout goes to a file: the prompts go to stderr, where
 // the person sees them, and stdout still holds only results.
 func TestTerminalTypedWithStdoutRedirected(t *testing.T) {
-	port := freePort(t)
-	studioPlugin(t, port)
+	port := studioPort(t)
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	defer slave.Close()
-	var out, errb syncBuffer
+	var out, errb kit.Buffer
 	done := make(chan error, 1)
 	go func() { done <- runTerminal(context.Background(), port, Options{In: slave, Out: &out, Err: &errb}) }()
 	if _, err := master.Write([]byte("print(1)\n")); err != nil {
@@ -646,22 +644,4 @@ func TestTerminalTypedWithStdoutRedirected(t *testing.T) {
 	if !strings.Contains(errb.String(), "Place [edit]> ") {
 		t.Errorf("the prompt is not on stderr:\n%s", errb.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while the terminal writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/cli"
@@ -24,22 +21,9 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-// TestMain runs the tests with a config directory of their own
-// (STUDIO_BRIDGE_CONFIG_DIR): the commands they run in process must not
-// touch the developer's real one (a host writes its host file there).
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "studio-bridge-config-")
-	if err != nil {
-		panic(err)
-	}
-	if err := os.Setenv("STUDIO_BRIDGE_CONFIG_DIR", dir); err != nil {
-		panic(err)
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		_ = os.RemoveAll(dir)
-		os.Exit(code)
-	}))
-}
+// TestMain runs the tests in a config directory of their own: the
+// commands they run in process must not touch the developer's real one.
+func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
 // run runs the command line args as the process would, stdin empty, and
 // returns what it printed and its exit code.
@@ -59,20 +43,18 @@ func runAsIs(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
+// freePort is kit.FreePort as the command line takes it.
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(kit.FreePort(t))
 }
 
+// startPlugin starts a fake plugin of instance for the bridge the test
+// starts on port.
 func startPlugin(t *testing.T, port, instance string) *fakeplugin.Plugin {
+	t.Helper()
 	n, _ := strconv.Atoi(port)
-	return fakeplugin.Start(fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42,
-		RetryDelays: []time.Duration{50 * time.Millisecond}})
+	return kit.StartPlugin(t, fakeplugin.Config{Port: n, InstanceID: instance, PlaceName: "Test Place", PlaceID: 42})
 }
 
 // TestExitCodes: each kind of error maps to the exit code the README

@@ -11,7 +11,6 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
-	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -55,25 +54,10 @@ func freshAfterKill(b *testing.B, afterTakeover bool) {
 // exited, and whether it became the host itself.
 func freshAfterKillRound(b *testing.B, nPlugins int, afterTakeover bool) (time.Duration, bool) {
 	b.Helper()
-	var cleanups []func()
-	defer func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}()
-	port := kit.FreePort(b)
-	p := strconv.Itoa(port)
-	host := startServe(b, port)
-	cleanups = append(cleanups, host.Stop)
-	standby := kit.Start(b, "standby", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", p)
-	cleanups = append(cleanups, standby.Stop)
-	kit.WaitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
-	for i := range nPlugins {
-		pl := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchutil.StateHandler})
-		cleanups = append(cleanups, pl.Close)
-	}
-	kit.WaitHealth(b, port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })
-	time.Sleep(200 * time.Millisecond)
+	var c standbyCluster
+	defer c.stop()
+	c.start(b, nPlugins)
+	port, p, host, standby := c.port, strconv.Itoa(c.port), c.host, c.standby
 
 	cmd := exec.Command(kit.Binary(b), "sessions", "--json", "--port", p, "--log-level", "info")
 	cmd.Env = childEnv(b)

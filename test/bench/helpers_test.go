@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,7 +12,10 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/test/benchutil"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
@@ -89,17 +91,44 @@ func memMB(b *testing.B, pid int) (rss, peak float64) {
 	return float64(r) / (1 << 20), float64(h) / (1 << 20)
 }
 
+// standbyCluster is one failover round's world: a serve host on a free
+// port, a standby serve process joined to it, and fake plugins.
+type standbyCluster struct {
+	port          int
+	host, standby *kit.Proc
+	stops         []func()
+}
+
+// start starts the cluster with nPlugins plugins and returns once the host
+// has them all (and 200 ms more). Whatever it started, stop ends, last
+// started first, even after start failed half-way (defer c.stop() before).
+func (c *standbyCluster) start(b *testing.B, nPlugins int) {
+	b.Helper()
+	c.port = kit.FreePort(b)
+	c.host = startServe(b, c.port)
+	c.stops = append(c.stops, c.host.Stop)
+	c.standby = kit.Start(b, "standby", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(c.port))
+	c.stops = append(c.stops, c.standby.Stop)
+	kit.WaitHealth(b, c.port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
+	for i := range nPlugins {
+		pl := fakeplugin.Start(fakeplugin.Config{Port: c.port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchutil.StateHandler})
+		c.stops = append(c.stops, pl.Close)
+	}
+	kit.WaitHealth(b, c.port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })
+	time.Sleep(200 * time.Millisecond)
+}
+
+// stop ends what start started, last first.
+func (c *standbyCluster) stop() {
+	for i := len(c.stops) - 1; i >= 0; i-- {
+		c.stops[i]()
+	}
+}
+
 // join connects this process to the host on port as a client.
 func join(b *testing.B, port int) *bridge.Bridge {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	kit.UseConfigDir(b)
-	c, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Close() })
+	c := bridgekit.Connect(b, bridge.Options{Port: port, Version: "bench"})
 	if c.Role() != bridge.RoleClient {
 		b.Fatalf("the bench process became %s; it must join the serve process as a client", c.Role())
 	}

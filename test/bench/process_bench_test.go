@@ -215,26 +215,11 @@ func BenchmarkFailover(b *testing.B) {
 // answered /health as host, and until it had every plugin session.
 func failoverRound(b *testing.B, nPlugins int) (takeover, failover time.Duration) {
 	b.Helper()
-	var cleanups []func()
-	defer func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}()
 	// Each round's processes and plugins go away before the next starts.
-	port := kit.FreePort(b)
-	host := startServe(b, port)
-	cleanups = append(cleanups, host.Stop)
-	standby := kit.Start(b, "standby", kit.Options{Env: childEnv(b), Combined: true}, kit.Binary(b), "serve", "--port", strconv.Itoa(port))
-	cleanups = append(cleanups, standby.Stop)
-	kit.WaitHealth(b, port, 15*time.Second, "the standby to join", func(h bridge.Health) bool { return h.Clients == 1 })
-	plugins := make([]*fakeplugin.Plugin, nPlugins)
-	for i := range plugins {
-		plugins[i] = fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: "studio-" + strconv.Itoa(i), Handler: benchutil.StateHandler})
-		cleanups = append(cleanups, plugins[i].Close)
-	}
-	kit.WaitHealth(b, port, 15*time.Second, "the plugins to register", func(h bridge.Health) bool { return h.Sessions == nPlugins })
-	time.Sleep(200 * time.Millisecond)
+	var c standbyCluster
+	defer c.stop()
+	c.start(b, nPlugins)
+	port, host, standby := c.port, c.host, c.standby
 
 	t0 := time.Now()
 	host.Kill(b)

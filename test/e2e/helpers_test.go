@@ -162,6 +162,26 @@ func studio(t *testing.T, port int) []*plugin {
 	}
 }
 
+// hostWithStandbys starts a host on port, n standby serve processes joined
+// to it as clients and studio's four plugins, and waits (at most 5 s) until
+// the host has them all.
+func hostWithStandbys(t *testing.T, port, n int) (host *proc, standbys []*proc, ps []*plugin) {
+	t.Helper()
+	host = serve(t, "host", port, true)
+	for i := range n {
+		name := "standby"
+		if n > 1 {
+			name = fmt.Sprintf("standby-%d", i+1)
+		}
+		standbys = append(standbys, serve(t, name, port, false))
+	}
+	ps = studio(t, port)
+	kit.WaitHealth(t, port, 5*time.Second, fmt.Sprintf("%d clients and 4 sessions on the host", n), func(h bridge.Health) bool {
+		return h.Sessions == 4 && h.Clients == n
+	})
+	return host, standbys, ps
+}
+
 func byName(ps []*plugin, name string) *plugin {
 	for _, p := range ps {
 		if p.name == name {

@@ -13,6 +13,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 // TestTopologyAndCalls runs one host, two standby clients and four plugin
@@ -69,12 +70,7 @@ func TestTopologyAndCalls(t *testing.T) {
 	t.Run("the test process via bridge.Connect", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kit.UseConfigDir(t)
-		b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.1.0-dev"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
+		b := bridgekit.Connect(t, bridge.Options{Port: port, Version: "0.1.0-dev"})
 		if b.Role() != bridge.RoleClient {
 			t.Fatalf("role %s, want client", b.Role())
 		}
@@ -188,13 +184,8 @@ func TestTopologyAndCalls(t *testing.T) {
 // every plugin again, under the same session ids, within 2 s.
 func TestKill9Failover(t *testing.T) {
 	port := kit.FreePort(t)
-	host := serve(t, "host", port, true)
-	standby1 := serve(t, "standby-1", port, false)
-	standby2 := serve(t, "standby-2", port, false)
-	ps := studio(t, port)
-	kit.WaitHealth(t, port, 5*time.Second, "2 clients and 4 sessions on the host", func(h bridge.Health) bool {
-		return h.Sessions == 4 && h.Clients == 2
-	})
+	host, standbys, ps := hostWithStandbys(t, port, 2)
+	standby1, standby2 := standbys[0], standbys[1]
 
 	killed := host.Kill(t)
 	var newHost *proc
@@ -263,12 +254,8 @@ func TestFreshProcessAfterKill9(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			port := kit.FreePort(t)
 			p := strconv.Itoa(port)
-			host := serve(t, "host", port, true)
-			standby := serve(t, "standby", port, false)
-			ps := studio(t, port)
-			kit.WaitHealth(t, port, 5*time.Second, "1 client and 4 sessions on the host", func(h bridge.Health) bool {
-				return h.Sessions == 4 && h.Clients == 1
-			})
+			host, standbys, ps := hostWithStandbys(t, port, 1)
+			standby := standbys[0]
 			killed := host.Kill(t)
 			if afterTakeover {
 				kit.WaitHealth(t, port, 10*time.Second, "the standby to take over", func(h bridge.Health) bool {
@@ -340,12 +327,8 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 // standby and tells plugins, which re-register under the same ids.
 func TestGracefulShutdownHandsOver(t *testing.T) {
 	port := kit.FreePort(t)
-	host := serve(t, "host", port, true)
-	standby := serve(t, "standby", port, false)
-	ps := studio(t, port)
-	kit.WaitHealth(t, port, 5*time.Second, "4 sessions on the host", func(h bridge.Health) bool {
-		return h.Sessions == 4 && h.Clients == 1
-	})
+	host, standbys, ps := hostWithStandbys(t, port, 1)
+	standby := standbys[0]
 
 	host.Terminate(t)
 	t0 := time.Now()

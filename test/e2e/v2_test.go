@@ -24,21 +24,13 @@ import (
 // one socket and returns it with its session ids.
 func startWindow(t *testing.T, port int, edit fakeplugin.Handler) (*fakeplugin.Window, map[protocol.Context]string) {
 	t.Helper()
-	w := fakeplugin.StartWindow(fakeplugin.WindowConfig{
+	return kit.Window(t, fakeplugin.WindowConfig{
 		Port: port, InstanceID: "W2", PluginVersion: "0.1.0-dev", RetryDelays: fakeRetry,
 		Sessions: []fakeplugin.SessionConfig{
 			{Context: protocol.ContextEdit, PlaceName: "Place W2", Capabilities: []string{"exec"}, Handler: edit},
 			{Context: protocol.ContextServer, State: protocol.StateServer, PlaceName: "Place W2", Capabilities: []string{"exec"}},
 		},
 	})
-	t.Cleanup(w.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ids, err := w.WaitAttached(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, ids
 }
 
 // execResult answers an exec as the real plugin's contract does.

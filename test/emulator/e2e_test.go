@@ -37,6 +37,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 var (
@@ -120,17 +121,18 @@ func startWindow(t *testing.T, args ...string) (port int, studio *proc, b *bridg
 	return port, studio, connect(t, port)
 }
 
+// editWindow is startWindow for one quiet window of instance in Edit,
+// once its edit session is listed; it returns that session too.
+func editWindow(t *testing.T, instance string) (port int, studio *proc, b *bridge.Bridge, edit protocol.SessionInfo) {
+	t.Helper()
+	port, studio, b = startWindow(t, "--instance", instance, "--quiet")
+	edit = waitSessions(t, b, instance, protocol.ContextEdit)[protocol.ContextEdit]
+	return port, studio, b, edit
+}
+
 func connect(t *testing.T, port int) *bridge.Bridge {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	kit.UseConfigDir(t)
-	b, err := bridge.Connect(ctx, bridge.Options{Port: port, Version: "0.0.0-e2e"})
-	if err != nil {
-		t.Fatalf("bridge.Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	return bridgekit.Connect(t, bridge.Options{Port: port, Version: "0.0.0-e2e"})
 }
 
 func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
@@ -1032,8 +1034,7 @@ func TestDropMidRequestAndRecover(t *testing.T) {
 // boundary) in exec progress, the exec result, the log buffer and live log
 // events, flagging it truncated with its original length.
 func TestHugePrintIsTruncated(t *testing.T) {
-	_, _, b := startWindow(t, "--instance", "E2E-HUGE", "--quiet")
-	s := waitSessions(t, b, "E2E-HUGE", protocol.ContextEdit)[protocol.ContextEdit]
+	_, _, b, s := editWindow(t, "E2E-HUGE")
 	id := s.SessionID
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -66,8 +66,7 @@ func TestExecStreamsAllOutputAndKeepsGlobals(t *testing.T) {
 // hold that (Studio does) and the plugin's caps apply: the first 10,000
 // lines, or 4 MiB of them, then droppedLogs.
 func TestExecOutputUpToTheCaps(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-EXEC-CAPS", "--quiet")
-	waitSessions(t, b, "E2E-EXEC-CAPS", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-EXEC-CAPS")
 
 	type line struct {
 		Level string `json:"level"`

@@ -3,7 +3,7 @@ package emulator_test
 // exec --play / --run end to end: the test starts, the script runs in it
 // with live output, the test ends, and the exit code is the script's —
 // with the window back in Edit after success, a script error, a timeout
-// and (exec_play_unix_test.go) an interrupt.
+// and (interrupt_unix_test.go) an interrupt.
 
 import (
 	"strings"
@@ -35,8 +35,7 @@ func backInEdit(t *testing.T, b *bridge.Bridge, instance string) {
 }
 
 func TestExecPlay(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-EXEC-PLAY", "--quiet")
-	waitSessions(t, b, "E2E-EXEC-PLAY", protocol.ContextEdit)
+	port, _, b, _ := editWindow(t, "E2E-EXEC-PLAY")
 
 	for _, tc := range []struct {
 		name   string
@@ -89,8 +88,7 @@ func mustJSONString(v any) string { return string(mustJSON(v)) }
 // A script that never yields freezes the server DataModel: the test cannot
 // be ended, and exec --play says so and exits with the timeout code.
 func TestExecPlayCannotEndTheTest(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-EXEC-FROZEN", "--quiet")
-	waitSessions(t, b, "E2E-EXEC-FROZEN", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-EXEC-FROZEN")
 	start := time.Now()
 	stdout, stderr, code := cli(t, port, "--timeout", "2s", "exec", "--play", `while true do end`)
 	if code != 4 || stdout != "" || !strings.Contains(stderr, "Could not end the test, so Studio is still in it") ||

@@ -35,8 +35,7 @@ func historyStep(t *testing.T, studio *proc, op string) string {
 }
 
 func TestExecIsOneUndoStep(t *testing.T) {
-	port, studio, b := startWindow(t, "--instance", "E2E-UNDO", "--quiet")
-	edit := waitSessions(t, b, "E2E-UNDO", protocol.ContextEdit)[protocol.ContextEdit]
+	port, studio, b, edit := editWindow(t, "E2E-UNDO")
 
 	type result struct {
 		Success  bool   `json:"success"`

@@ -12,13 +12,10 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
 func TestMCPOutputCaps(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-CAPS-MCP", "--quiet")
-	waitSessions(t, b, "E2E-CAPS-MCP", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-CAPS-MCP")
 	cs := mcpSession(t, port)
 
 	chatty := `for i = 1, 6000 do print(string.format("chatty %05d", i)) end return "end"`

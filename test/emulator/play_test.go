@@ -17,7 +17,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -49,8 +48,7 @@ func playJSON(t *testing.T, port int, args ...string) (playData, string, int) {
 }
 
 func TestPlayControlCLI(t *testing.T) {
-	port, studio, b := startWindow(t, "--instance", "E2E-PLAY", "--quiet")
-	waitSessions(t, b, "E2E-PLAY", protocol.ContextEdit)
+	port, studio, _, _ := editWindow(t, "E2E-PLAY")
 
 	if d, stderr, code := playJSON(t, port, "status"); code != 0 || d.State != "Edit" || d.contexts() != "edit" {
 		t.Fatalf("status in Edit: exit %d, %+v, stderr %q", code, d, stderr)
@@ -121,8 +119,7 @@ func terminalPiped(t *testing.T, port int, input string) (stdout, stderr string)
 }
 
 func TestPlayControlTerminal(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-PLAY-TERM", "--quiet")
-	waitSessions(t, b, "E2E-PLAY-TERM", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-PLAY-TERM")
 	stdout, stderr := terminalPiped(t, port, ".play start\n.play status\n.play stop\n.play status\n")
 	if got := strings.Count(stdout, "State:  Play"); got != 2 {
 		t.Errorf("two answers in Play expected:\n%s\nstderr:\n%s", stdout, stderr)
@@ -173,8 +170,7 @@ func mcpCall(t *testing.T, cs *sdk.ClientSession, name string, args map[string]a
 }
 
 func TestPlayControlMCP(t *testing.T) {
-	port, _, b := startWindow(t, "--instance", "E2E-PLAY-MCP", "--quiet")
-	waitSessions(t, b, "E2E-PLAY-MCP", protocol.ContextEdit)
+	port, _, _, _ := editWindow(t, "E2E-PLAY-MCP")
 	cs := mcpSession(t, port)
 
 	out, isErr := mcpCall(t, cs, "studio_play", map[string]any{"action": "start", "mode": "run"})

@@ -10,14 +10,18 @@
 //   - the user's token (authtoken): every process of a test shares its
 //     config directory and so one token (ConfigDir, Token); in-process
 //     studio-bridge code joins them with UseConfigDir, and in-process code
-//     that forgot fails instead of touching the developer's config;
+//     that forgot fails instead of touching the developer's config; a
+//     package that runs commands in process before any test can call
+//     UseConfigDir gives the whole binary a directory (MainInConfigDir);
 //   - background processes with their output (Start, Proc), a host (Serve),
 //     an emulated Studio window (Studio), stopping processes on every
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
-//   - fake plugins (Plugin, Fleet), polling (WaitFor) and the host's
-//     /health (Health, WaitHealth).
+//   - fake plugins, waiting for the host's welcome (Plugin, Fleet) or not
+//     (StartPlugin, FakeStudio), a fake protocol-v2 window (Window), polling
+//     (WaitFor) and the host's /health (Health, WaitHealth);
+//   - golden files (Golden, rewritten with -update).
 //
 // It imports no studio-bridge package but authtoken, protocol and
 // test/fakeplugin, so that the bridge package's own tests can use it too;
-// helpers that need a *bridge.Bridge stay with their tests.
+// helpers that need a *bridge.Bridge live in test/kit/bridgekit.
 package kit

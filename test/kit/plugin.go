@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
@@ -19,11 +20,7 @@ var FastRetry = []time.Duration{50 * time.Millisecond}
 // retries on FastRetry. Cleanup closes it.
 func Plugin(tb testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
 	tb.Helper()
-	if cfg.RetryDelays == nil {
-		cfg.RetryDelays = FastRetry
-	}
-	p := fakeplugin.Start(cfg)
-	tb.Cleanup(p.Close)
+	p := StartPlugin(tb, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	id, err := p.WaitWelcome(ctx)
@@ -31,6 +28,28 @@ func Plugin(tb testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
 		tb.Fatal(err)
 	}
 	return p, id
+}
+
+// StartPlugin starts a fake Studio plugin without waiting for a host: it
+// connects whenever one listens on cfg.Port, retrying on FastRetry without
+// RetryDelays. Cleanup closes it.
+func StartPlugin(tb testing.TB, cfg fakeplugin.Config) *fakeplugin.Plugin {
+	tb.Helper()
+	if cfg.RetryDelays == nil {
+		cfg.RetryDelays = FastRetry
+	}
+	p := fakeplugin.Start(cfg)
+	tb.Cleanup(p.Close)
+	return p
+}
+
+// FakeStudio starts a fake plugin that answers as Studio does
+// (fakeplugin.Studio): instance "A", an edit session of place "Place". It
+// does not wait for a host (the test may start one later); cleanup closes
+// it.
+func FakeStudio(tb testing.TB, port int) *fakeplugin.Plugin {
+	tb.Helper()
+	return StartPlugin(tb, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
 }
 
 // Fleet starts n fake plugins on port at once, each its own Studio instance
@@ -64,4 +83,24 @@ func Fleet(tb testing.TB, port, n int, h fakeplugin.Handler, retry []time.Durati
 		}
 	}
 	return plugins
+}
+
+// Window starts a fake protocol-v2 Studio window (fakeplugin.StartWindow)
+// and waits (at most 10 s) until its sessions are attached, returning it
+// with their ids. Without RetryDelays it retries on FastRetry. Cleanup
+// closes it.
+func Window(tb testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window, map[protocol.Context]string) {
+	tb.Helper()
+	if cfg.RetryDelays == nil {
+		cfg.RetryDelays = FastRetry
+	}
+	w := fakeplugin.StartWindow(cfg)
+	tb.Cleanup(w.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ids, err := w.WaitAttached(ctx, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w, ids
 }

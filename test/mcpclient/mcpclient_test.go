@@ -30,9 +30,8 @@ func build(t *testing.T) string {
 // check.mjs starts as it would a fresh host.
 func window(t *testing.T, port int, instance string) {
 	t.Helper()
-	p := fakeplugin.Start(fakeplugin.Config{Port: port, InstanceID: instance, PlaceName: "Place", PlaceID: 7, GameID: 8,
-		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(p.Close)
+	kit.StartPlugin(t, fakeplugin.Config{Port: port, InstanceID: instance, PlaceName: "Place", PlaceID: 7, GameID: 8,
+		Handler: fakeplugin.Studio})
 }
 
 // runCheck runs check.mjs; every mcp process it starts is the bridge host

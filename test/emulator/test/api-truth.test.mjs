@@ -17,7 +17,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadClassDb, PLUGIN_LEVELS, typesVersion } from '../src/classdb.mjs'
 import { REPO_ROOT, Window } from '../src/window.mjs'
-import { MiniHost, until } from './helpers/minihost.mjs'
+import { startWindow } from './helpers/minihost.mjs'
 
 const db = loadClassDb()
 
@@ -103,13 +103,12 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
   let window
 
   before(async () => {
-    host = new MiniHost()
-    const port = await host.listen()
     // the MiniHost speaks plugin protocol v1: each DataModel its own socket,
     // so the client is let reach localhost (which Studio's cannot)
-    window = new Window({ port, quiet: true, faults: [], clientLocalhost: true })
-    await window.start(['edit', 'server', 'client'])
-    await until(() => host.sessions.filter((s) => !s.closed).length === 3, 10000)
+    ;({ host, window } = await startWindow(
+      (port) => ({ window: new Window({ port, quiet: true, faults: [], clientLocalhost: true }) }),
+      { contexts: ['edit', 'server', 'client'] },
+    ))
     for (const context of ['edit', 'server', 'client']) {
       const s = await host.sessionFor(context)
       const calls = [

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { MiniHost, until } from './helpers/minihost.mjs'
+import { startWindow, until } from './helpers/minihost.mjs'
 
 const MAX_LOG_LINES = 10000
 const MAX_LOG_BYTES = 4 * 1024 * 1024
@@ -72,13 +72,8 @@ describe('exec output up to the caps, with deferred signals and the default LogC
   let session
 
   before(async () => {
-    host = new MiniHost()
-    const port = await host.listen()
-    window = newWindow({ port })
+    ;({ host, window, session } = await startWindow((port) => ({ window: newWindow({ port }) }), { waitMs: 8000 }))
     assert.equal(window.signalBehavior, 'Deferred')
-    await window.start(['edit'])
-    await until(() => host.sessions.some((s) => !s.closed), 8000)
-    session = host.sessions.find((s) => !s.closed)
   })
   after(async () => {
     await window.shutdown()

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { MiniHost, until } from './helpers/minihost.mjs'
+import { MiniHost, startWindow, until } from './helpers/minihost.mjs'
 
 function newWindow(port, extra = {}) {
   const output = []
@@ -27,13 +27,17 @@ function newWindow(port, extra = {}) {
 // version 1, where each DataModel opens its own socket, so the client
 // DataModel is let reach localhost (--client-localhost), which Studio's
 // does not.
-async function startPlayWindow(extra) {
-  const host = new MiniHost()
-  const port = await host.listen()
-  const { window, output } = newWindow(port, { clientLocalhost: true, ...extra })
-  await window.start(['edit', 'server', 'client'])
-  await until(() => host.sessions.filter((s) => !s.closed).length === 3, 8000)
-  return { host, window, output }
+function startPlayWindow(extra) {
+  return startWindow((port) => newWindow(port, { clientLocalhost: true, ...extra }), {
+    contexts: ['edit', 'server', 'client'],
+    waitMs: 8000,
+  })
+}
+
+// A MiniHost and one edit window made with extra, once it has registered
+// (within waitMs).
+function startEditWindow(extra, waitMs) {
+  return startWindow((port) => newWindow(port, extra), { waitMs })
 }
 
 // A script whose output mostly does not come from its own print/warn: a
@@ -119,12 +123,7 @@ describe('edit window against a protocol-level host', () => {
   let session
 
   before(async () => {
-    host = new MiniHost({ pingMs: 300 })
-    const port = await host.listen()
-    ;({ window, output } = newWindow(port, { instance: 'WIN-1' }))
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    session = await waiting
+    ;({ host, window, output, session } = await startWindow((port) => newWindow(port, { instance: 'WIN-1' }), { hostOptions: { pingMs: 300 } }))
   })
 
   after(async () => {
@@ -512,12 +511,7 @@ describe('exec in an edit window: all Output while the script runs; one environm
   let session
 
   before(async () => {
-    host = new MiniHost()
-    const port = await host.listen()
-    ;({ window } = newWindow(port))
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    session = await waiting
+    ;({ host, window, session } = await startWindow((port) => newWindow(port)))
   })
 
   after(async () => {
@@ -800,71 +794,42 @@ describe('a host that rejects the plugin', () => {
 
 describe('faults', () => {
   test('refused streams: the plugin backs off and connects when allowed', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window, output } = newWindow(port, { faults: ['refuse-stream:1'] })
-    const waiting = host.waitSession(12000)
-    await window.start(['edit'])
-    const s = await waiting
+    const { output, session: s, stop } = await startEditWindow({ faults: ['refuse-stream:1'] }, 12000)
     assert.equal(s.hello.context, 'edit')
     assert.ok(output.some((o) => o.message.includes('could not open a WebSocket')))
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 
   test('drop mid-request: the call fails, the plugin comes back with its session id', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window } = newWindow(port, { faults: ['drop:exec'] })
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    const s = await waiting
+    const { host, session: s, stop } = await startEditWindow({ faults: ['drop:exec'] })
     const again = host.waitSession()
     await assert.rejects(host.call(s, 'exec', { script: 'task.wait(1) return 1' }), /socket closed/)
     const s2 = await again
     assert.equal(s2.sessionId, s.sessionId)
     const r = await host.call(s2, 'exec', { script: 'return 2' })
     assert.deepEqual(r.payload.returnValues, [2])
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 
   test('stall: nothing answers while the DataModel is frozen, then it catches up', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window } = newWindow(port, { faults: ['stall:state:1'] })
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    const s = await waiting
+    const { host, session: s, stop } = await startEditWindow({ faults: ['stall:state:1'] })
     const t0 = Date.now()
     const r = await host.call(s, 'state')
     assert.equal(r.ok, true)
     assert.ok(Date.now() - t0 >= 900, `answered after ${Date.now() - t0} ms`)
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 
   test('screenshot faults become SCREENSHOT_FAILED', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window } = newWindow(port, { faults: ['screenshot:error'] })
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    const s = await waiting
+    const { host, session: s, stop } = await startEditWindow({ faults: ['screenshot:error'] })
     const r = await host.call(s, 'screenshot')
     assert.equal(r.error.code, 'SCREENSHOT_FAILED')
     assert.match(r.error.message, /not enough memory budget/)
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 
   test('a log flood keeps flowing while requests are answered', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window } = newWindow(port, { faults: ['log-flood:400'] })
-    const waiting = host.waitSession()
-    await window.start(['edit'])
-    const s = await waiting
+    const { host, session: s, stop } = await startEditWindow({ faults: ['log-flood:400'] })
     await host.call(s, 'subscribe', { events: ['log'] })
     await new Promise((r) => setTimeout(r, 600))
     const t0 = Date.now()
@@ -874,8 +839,7 @@ describe('faults', () => {
     const seqs = s.events.filter((e) => e.event === 'log').map((e) => e.seq)
     assert.ok(seqs.length > 50, `only ${seqs.length} log events`)
     for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1, 'no gaps in seq')
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 })
 
@@ -899,12 +863,10 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
   }
 
   test('RequestAsync fails there as in Studio; the plugin connects over the WebSocket directly', async () => {
-    const host = new MiniHost()
-    const port = await host.listen()
-    const { window } = newWindow(port, { clientLocalhost: true, pluginConnectionService: false })
-    const waiting = host.waitSession(15000)
-    await window.start(['client'])
-    const s = await waiting
+    const { host, window, session: s, stop } = await startWindow(
+      (port) => newWindow(port, { clientLocalhost: true, pluginConnectionService: false }),
+      { contexts: ['client'], waitMs: 15000 },
+    )
     const dm = window.models.get('client')
     assert.equal(s.hello.context, 'client')
     assert.equal(host.healthRequests, 0, 'no /health probe from a client')
@@ -915,8 +877,7 @@ describe('a client DataModel, where HttpService cannot make requests', () => {
     })
     assert.equal(r.payload.returnValues[0], false)
     assert.match(r.payload.returnValues[1], /Http requests can only be executed by game server$/)
-    await window.shutdown()
-    await host.close()
+    await stop()
   })
 
   test('with no host it retries every 2 s, not in a loop, and connects once a host appears', async () => {

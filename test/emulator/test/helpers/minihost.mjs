@@ -228,3 +228,21 @@ export async function until(fn, timeoutMs = 5000, stepMs = 20) {
     await new Promise((r) => setTimeout(r, stepMs))
   }
 }
+
+// startWindow starts a MiniHost (new MiniHost(hostOptions)) and, on its
+// port, the window that makeWindow(port) returns as { window, ... }; starts
+// the window's DataModels `contexts` and waits (at most waitMs) until each
+// has an open session. It returns the host, what makeWindow returned, the
+// first open session, and stop(), which shuts the window and the host down.
+export async function startWindow(makeWindow, { contexts = ['edit'], waitMs = 10000, hostOptions } = {}) {
+  const host = new MiniHost(hostOptions)
+  const port = await host.listen()
+  const made = makeWindow(port)
+  await made.window.start(contexts)
+  await until(() => host.sessions.filter((s) => !s.closed).length === contexts.length, waitMs)
+  const stop = async () => {
+    await made.window.shutdown()
+    await host.close()
+  }
+  return { host, ...made, session: host.sessions.find((s) => !s.closed), stop }
+}

@@ -1,0 +1,96 @@
+//go:build unix
+
+package emulator_test
+
+// Ctrl-C (SIGINT) to a command that runs code in Studio. Windows cannot
+// deliver os.Interrupt to a child process; the commands' timeout tests
+// cover the same cancel there.
+
+import (
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// interruptCLI starts cmd with its output in out and errOut, waits (at most
+// wait) for ready, sends it Ctrl-C and checks that it exits 130 within 40 s.
+func interruptCLI(t *testing.T, cmd *exec.Cmd, out, errOut *kit.Buffer, wait time.Duration, what string, ready func() bool) {
+	t.Helper()
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	kit.WaitFor(t, wait, what, ready)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("still running 40 s after Ctrl-C; stderr %s", errOut.String())
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130; stderr %s", err, errOut.String())
+	}
+}
+
+// Ctrl-C during exec --play: the script is cancelled, the test ends, and
+// the command exits 130 with the window back in Edit.
+func TestExecPlayInterrupted(t *testing.T) {
+	port, _, b, _ := editWindow(t, "E2E-EXEC-INT")
+	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "exec", "--play", `print("started") task.wait(60) print("never")`)
+	cmd.Env = kit.ChildEnv(t)
+	var out, errOut kit.Buffer
+	interruptCLI(t, cmd, &out, &errOut, 60*time.Second, "the script to start", func() bool { return strings.Contains(out.String(), "started") })
+	if strings.Contains(out.String(), "never") {
+		t.Errorf("the script went on: %s", out.String())
+	}
+	backInEdit(t, b, "E2E-EXEC-INT")
+}
+
+// Ctrl-C during a test run cancels the exec in Studio, and the runner's
+// watchdog removes the mounted folder.
+func TestTestCommandInterrupt(t *testing.T) {
+	port, _, _, _ := editWindow(t, "E2E-TEST-INTERRUPT")
+	mounted := func() bool {
+		out, errOut, code := cli(t, port, "query", "ServerStorage", "--children")
+		if code != 0 {
+			t.Fatalf("query exited %d: %s", code, errOut)
+		}
+		return strings.Contains(out, "StudioBridgeTest_")
+	}
+	cmd := exec.Command(kit.Binary(t), "test", "slow")
+	cmd.Dir = specsDir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	var out, errOut kit.Buffer
+	interruptCLI(t, cmd, &out, &errOut, 20*time.Second, "the specs to be mounted", mounted)
+	kit.WaitFor(t, 10*time.Second, "the mounted folder to go", func() bool { return !mounted() })
+}
+
+// Ctrl-C during test --play: the run is cancelled, the test ends, and the
+// command exits 130 with the window back in Edit.
+func TestTestPlayInterrupted(t *testing.T) {
+	const instance = "E2E-TEST-PLAY-INT"
+	port, _, b, _ := editWindow(t, instance)
+	cmd := exec.Command(kit.Binary(t), "test", "--play", "slow")
+	cmd.Dir = specsDir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	var out, errOut kit.Buffer
+	// the specs are mounted in the test's server DataModel
+	interruptCLI(t, cmd, &out, &errOut, 60*time.Second, "the specs to be mounted in the test's server", func() bool {
+		listing, _, code := cli(t, port, "query", "ServerStorage", "--children", "--context", "server")
+		return code == 0 && strings.Contains(listing, "StudioBridgeTest_")
+	})
+	backInEdit(t, b, instance)
+}
