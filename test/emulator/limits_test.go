@@ -172,34 +172,106 @@ func TestFourMegabyteScript(t *testing.T) {
 }
 
 // TestSocketRenewedBeforeItsLifetime: the plugin renews its socket before
-// Studio's stream lifetime ends (here after 3 s instead of 25 minutes):
-// calls keep working through every renewal and the session ids stay.
+// Studio's stream lifetime ends (here every 3 s instead of 25 minutes).
+// With room for a second stream the renewal is make-before-break
+// (PROTOCOL.md 12.12): the host moves the sessions from socket to socket and
+// never holds one in its resume grace. With --max-streams 1 it is
+// break-then-make and the grace covers the gap. Either way an exec loop in
+// all three DataModels never fails, the session ids stay, and a log
+// subscription sees every line in order.
 func TestSocketRenewedBeforeItsLifetime(t *testing.T) {
-	requireSetup(t)
-	port := kit.FreePort(t)
-	serve := startServe(t, "serve", port)
-	kit.Studio(t, "studio", port, "--play", "--instance", "E2E-RENEW", "--quiet", "--setting", "RefreshSeconds=3")
-	b := connect(t, port)
-	first := waitSessions(t, b, "E2E-RENEW", playContexts...)
-	deadline := time.Now().Add(10 * time.Second)
-	n := 0
-	for time.Now().Before(deadline) {
-		for _, c := range playContexts {
-			n++
-			var e execReply
-			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf("return %d", n)})
-			if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
-				t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		wantGrace bool // the host held sessions in its grace
+	}{
+		{name: "make-before-break", args: nil, wantGrace: false},
+		{name: "break-then-make with one stream", args: []string{"--max-streams", "1"}, wantGrace: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireSetup(t)
+			port := kit.FreePort(t)
+			serve := startServe(t, "serve", port)
+			args := append([]string{"--play", "--instance", "E2E-RENEW", "--quiet", "--setting", "RefreshSeconds=3"}, tc.args...)
+			kit.Studio(t, "studio", port, args...)
+			b := connect(t, port)
+			first := waitSessions(t, b, "E2E-RENEW", playContexts...)
+			edit := first[protocol.ContextEdit].SessionID
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			events := b.Events(ctx, edit)
+			mustCall(t, b, edit, "subscribe", map[string]any{"events": []string{"log"}}, nil)
+			var lines []string
+			collect := func(ev protocol.Event) {
+				var l logLine
+				if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && strings.HasPrefix(l.Body, "renew ") {
+					lines = append(lines, l.Body)
+				}
 			}
-		}
-	}
-	if got := strings.Count(serve.Stdout.String(), "plugin socket connected"); got < 3 {
-		t.Fatalf("the socket was opened %d times in 10 s; want a renewal every 3 s", got)
-	}
-	after := waitSessions(t, b, "E2E-RENEW", playContexts...)
-	for _, c := range playContexts {
-		if after[c].SessionID != first[c].SessionID {
-			t.Errorf("%s: session id changed across renewals: %s -> %s", c, first[c].SessionID, after[c].SessionID)
-		}
+
+			deadline := time.Now().Add(10 * time.Second)
+			n, edits := 0, 0
+			for time.Now().Before(deadline) {
+				for _, c := range playContexts {
+					n++
+					if c == protocol.ContextEdit {
+						edits++
+					}
+					var e execReply
+					r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf(`print("renew %d") return %d`, n, n)})
+					if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
+						t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
+					}
+				}
+				for drained := false; !drained; {
+					select {
+					case ev := <-events:
+						collect(ev)
+					default:
+						drained = true
+					}
+				}
+			}
+			timeout := time.After(10 * time.Second)
+			for len(lines) < edits {
+				select {
+				case ev := <-events:
+					collect(ev)
+				case <-timeout:
+					t.Fatalf("log subscription saw %d of %d lines: %v", len(lines), edits, lines)
+				}
+			}
+			for i, l := range lines {
+				if want := fmt.Sprintf("renew %d", 1+i*len(playContexts)); l != want {
+					t.Fatalf("log line %d is %q, want %q (lost or reordered)", i, l, want)
+				}
+			}
+
+			log := serve.Stdout.String()
+			if got := strings.Count(log, "plugin socket connected"); got < 3 {
+				t.Fatalf("the socket was opened %d times in 10 s; want a renewal every 3 s", got)
+			}
+			if got := strings.Count(log, "plugin session resumed"); got < 2*len(playContexts) {
+				t.Fatalf("sessions resumed %d times; want every session moved at least twice", got)
+			}
+			held := strings.Count(log, "holding it and its calls for the resume grace")
+			if tc.wantGrace && held == 0 {
+				t.Fatal("with one stream allowed the renewal never left the sessions in the grace: it cannot have been break-then-make")
+			}
+			if goodbyes := strings.Count(log, "plugin closing its socket"); !tc.wantGrace && goodbyes < 2 {
+				t.Fatalf("the plugin said goodbye on %d renewed sockets; want every old socket retired with goodbye once its sessions moved", goodbyes)
+			}
+			if !tc.wantGrace && held != 0 {
+				t.Fatalf("the host held sessions in its resume grace %d times: the renewal was not make-before-break", held)
+			}
+			after := waitSessions(t, b, "E2E-RENEW", playContexts...)
+			for _, c := range playContexts {
+				if after[c].SessionID != first[c].SessionID {
+					t.Errorf("%s: session id changed across renewals: %s -> %s", c, first[c].SessionID, after[c].SessionID)
+				}
+			}
+			t.Logf("%d execs over 10 s, %d log lines, %d sessions held in the grace", n, len(lines), held)
+		})
 	}
 }
