@@ -401,11 +401,19 @@ func emulatorPixel(x, y, w, h int) color.NRGBA {
 	return color.NRGBA{R: uint8(sx * 255 / (viewportW - 1)), G: uint8(sy * 255 / (viewportH - 1)), B: uint8((sx ^ sy) & 255), A: 255}
 }
 
-// cli runs the studio-bridge binary as a user would, against the host on port.
+// cli runs the studio-bridge binary as a user would, against the host on
+// port, in a folder of its own.
 func cli(t *testing.T, port int, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return cliIn(t, t.TempDir(), port, args...)
+}
+
+// cliIn runs the binary in dir, as a user in that folder would, against
+// the host on port.
+func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(kit.Binary(t), args...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

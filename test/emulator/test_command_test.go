@@ -1,13 +1,9 @@
 package emulator_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,26 +20,6 @@ import (
 // hooks (planning errors, a failing beforeAll, a spec returning no
 // function) and slow (waits, for cancel).
 var specsDir, _ = filepath.Abs(filepath.Join("testdata", "specs"))
-
-// cliIn runs the binary in dir, as a user in that folder would.
-func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(kit.Binary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
-	default:
-		t.Fatalf("studio-bridge %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
-}
 
 func testRun(t *testing.T, port int, wantCode int, args ...string) commands.TestData {
 	t.Helper()
