@@ -1,16 +1,12 @@
 package mcp
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/studio-bridge/studio-bridge/protocol"
-	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
 // TestHTTPCancelledCallGetsNoResponse: over Streamable HTTP as on stdio, a
@@ -18,16 +14,8 @@ import (
 // without one), and the session goes on answering.
 func TestHTTPCancelledCallGetsNoResponse(t *testing.T) {
 	w := newWorld(t)
-	pl := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit,
-		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(pl.Close)
-	if _, err := pl.WaitWelcome(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(w.bridge, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := w.editStudio(t)
+	s := w.server(t, Options{})
 	srv := httptest.NewServer(HTTPHandler(s))
 	defer srv.Close()
 	defer func() {

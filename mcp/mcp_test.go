@@ -64,6 +64,19 @@ func (w *world) server(t *testing.T, opts Options) *sdk.Server {
 	return s
 }
 
+// editStudio starts a fake Studio plugin (one edit DataModel, instance A)
+// and waits until the host has welcomed it.
+func (w *world) editStudio(t *testing.T) *fakeplugin.Plugin {
+	t.Helper()
+	pl := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit,
+		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
+	t.Cleanup(pl.Close)
+	if _, err := pl.WaitWelcome(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
 // serve starts a server with opts and connects a client with copts to it,
 // over in-memory transports.
 func (w *world) serve(t *testing.T, opts Options, copts *sdk.ClientOptions) (*sdk.Server, *sdk.ClientSession) {

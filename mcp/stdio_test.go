@@ -10,9 +10,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/studio-bridge/studio-bridge/protocol"
-	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
 // stdioPeer is a raw JSON-RPC client of ServeStdio over pipes.
@@ -166,12 +163,7 @@ func TestStdioMalformedLines(t *testing.T) {
 // answering others, including a later call that reuses nothing.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
 	w := newWorld(t)
-	pl := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit,
-		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
-	t.Cleanup(pl.Close)
-	if _, err := pl.WaitWelcome(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	pl := w.editStudio(t)
 	s := w.server(t, Options{})
 	// Know when the cancelled call's handler has returned: its response,
 	// if any, is written right after.
