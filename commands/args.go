@@ -40,7 +40,12 @@ type Arg struct {
 	NoMCP      bool
 	NoCLI      bool
 	Kind       reflect.Kind // Bool, String, Int, Slice (of string)
-	Index      int          // field index in the struct
+	Index      []int        // field index path in the struct (through embedded structs)
+}
+
+// Value is the argument's field in an Args pointer.
+func (a Arg) Value(args any) reflect.Value {
+	return reflect.ValueOf(args).Elem().FieldByIndex(a.Index)
 }
 
 // Fields lists the arguments of a command's Args struct; the list is shared,
@@ -67,11 +72,22 @@ func fields(t reflect.Type) []Arg {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("commands: Args must be a pointer to a struct, got %s", t))
 	}
-	t = t.Elem()
+	return structFields(t.Elem(), nil)
+}
+
+// structFields describes the tagged fields of struct t, whose index path in
+// the Args struct is at; an embedded struct without a json name (a group of
+// arguments several commands share) adds its own fields in its place.
+func structFields(t reflect.Type, at []int) []Arg {
 	var out []Arg
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		index := append(append([]int(nil), at...), i)
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, structFields(f.Type, index)...)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}
@@ -90,7 +106,7 @@ func fields(t reflect.Type) []Arg {
 			NoMCP:      f.Tag.Get("mcp") == "-",
 			NoCLI:      f.Tag.Get("cli") == "-",
 			Kind:       f.Type.Kind(),
-			Index:      i,
+			Index:      index,
 		}
 		if a.Flag == "" {
 			a.Flag = kebab(name)
@@ -149,7 +165,7 @@ func (d *Definition) NewArgs() any {
 		if a.Default == "" {
 			continue
 		}
-		if err := setText(ptr.Elem().Field(a.Index), a, a.Default); err != nil {
+		if err := setText(ptr.Elem().FieldByIndex(a.Index), a, a.Default); err != nil {
 			panic(fmt.Sprintf("commands: %s: default of %s: %v", d.Name, a.Name, err))
 		}
 	}
@@ -193,7 +209,7 @@ func setText(f reflect.Value, a Arg, text string) error {
 func (d *Definition) Validate(args any) error {
 	v := reflect.ValueOf(args).Elem()
 	for _, a := range Fields(d.Args) {
-		f := v.Field(a.Index)
+		f := v.FieldByIndex(a.Index)
 		if a.Required && f.IsZero() {
 			return UsageError{fmt.Errorf("%s needs %s; usage: %s", d.Name, a.Name, d.Usage())}
 		}
@@ -270,7 +286,7 @@ func Append(args any, a Arg, text string) error {
 	if !a.Variadic() {
 		return Set(args, a, text)
 	}
-	f := reflect.ValueOf(args).Elem().Field(a.Index)
+	f := a.Value(args)
 	f.Set(reflect.Append(f, reflect.ValueOf(text)))
 	return nil
 }
@@ -278,7 +294,7 @@ func Append(args any, a Arg, text string) error {
 // Set assigns one argument of an Args pointer from text, with an error that
 // names the argument.
 func Set(args any, a Arg, text string) error {
-	if err := setText(reflect.ValueOf(args).Elem().Field(a.Index), a, text); err != nil {
+	if err := setText(a.Value(args), a, text); err != nil {
 		return UsageError{fmt.Errorf("--%s: %v", a.Flag, err)}
 	}
 	return nil

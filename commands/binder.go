@@ -23,7 +23,7 @@ func (b *Binder) Set(a Arg, text string) error {
 		return err
 	}
 	for i, s := range b.slots {
-		if s.Index == a.Index {
+		if s.Name == a.Name {
 			b.slots = append(b.slots[:i], b.slots[i+1:]...)
 			break
 		}

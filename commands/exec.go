@@ -20,24 +20,13 @@ import (
 type ExecArgs struct {
 	Script string `json:"script" pos:"true" required:"true" usage:"Luau code, a .luau file, or - for standard input" desc:"Luau code to execute in Studio."`
 	// Cloud runs the script through Open Cloud Luau Execution instead of
-	// Studio (exec_cloud.go); the rest are its arguments.
-	Cloud        bool   `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
-	Universe     string `json:"universe" mcp:"-" usage:"with --cloud: the experience's universe ID (default $ROBLOX_UNIVERSE_ID)"`
-	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
-	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
-	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx as a Saved version first, then run against exactly that version"`
-	// Play and Run wrap the script in a playtest (exec_play.go).
-	Play bool `json:"play" usage:"start a playtest (server and client), run the script in it (the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run the script in it (the server unless context is 'client'), then stop the test: one call for edit, play, observe, stop. The window must be in Edit mode."`
-	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
-
-	// testContext is the DataModel of the test the script runs in, set by
-	// Retarget for --play and --run.
-	testContext protocol.Context
+	// Studio (exec_cloud.go), in the place CloudPlace names.
+	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
+	CloudPlace
+	Playtest
 }
 
-func (a *ExecArgs) playChoice() playChoice {
-	return playChoice{play: a.Play, run: a.Run, context: &a.testContext, cmd: "exec"}
-}
+func (a *ExecArgs) playChoice() playChoice { return a.choice("exec") }
 
 // ExecData is the exec command's output.
 type ExecData struct {

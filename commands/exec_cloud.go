@@ -36,8 +36,17 @@ type CloudExecData struct {
 	TaskPath string `json:"taskPath"`
 }
 
+// CloudPlace names the place an Open Cloud run uses (exec --cloud, test
+// --cloud).
+type CloudPlace struct {
+	Universe     string `json:"universe" mcp:"-" usage:"with --cloud: the experience's universe ID (default $ROBLOX_UNIVERSE_ID)"`
+	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
+	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
+	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against exactly that version"`
+}
+
 // cloudFlag names a --cloud-only argument that was given, or "".
-func (a *ExecArgs) cloudFlag() string {
+func (a *CloudPlace) cloudFlag() string {
 	switch {
 	case a.Universe != "":
 		return "--universe"

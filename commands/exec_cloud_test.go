@@ -68,18 +68,18 @@ func TestCheckCloudUsage(t *testing.T) {
 		says string // "" means accepted
 	}{
 		{name: "all set", env: ok, args: ExecArgs{Cloud: true}},
-		{name: "flags over env", env: map[string]string{EnvAPIKey: "k"}, args: ExecArgs{Cloud: true, Universe: "5", Place: "6"}},
-		{name: "place file", env: ok, args: ExecArgs{Cloud: true, PlaceFile: place}},
+		{name: "flags over env", env: map[string]string{EnvAPIKey: "k"}, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{Universe: "5", Place: "6"}}},
+		{name: "place file", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{PlaceFile: place}}},
 		{name: "loopback http", env: map[string]string{EnvAPIKey: "k", EnvUniverseID: "1", EnvPlaceID: "2", EnvOpenCloudURL: "http://[::1]:8080"}, args: ExecArgs{Cloud: true}},
 		{name: "no key", env: map[string]string{EnvUniverseID: "1", EnvPlaceID: "2"}, args: ExecArgs{Cloud: true}, says: EnvAPIKey},
 		{name: "no universe", env: map[string]string{EnvAPIKey: "k", EnvPlaceID: "2"}, args: ExecArgs{Cloud: true}, says: "--universe"},
-		{name: "zero place", env: ok, args: ExecArgs{Cloud: true, Place: "0"}, says: "not a place ID"},
-		{name: "negative version", env: ok, args: ExecArgs{Cloud: true, PlaceVersion: -1}, says: "not a version"},
-		{name: "missing place file", env: ok, args: ExecArgs{Cloud: true, PlaceFile: filepath.Join(dir, "nope.rbxl")}, says: "does not exist"},
-		{name: "empty place file", env: ok, args: ExecArgs{Cloud: true, PlaceFile: empty}, says: "is empty"},
-		{name: "a folder", env: ok, args: ExecArgs{Cloud: true, PlaceFile: folder}, says: "is not a file"},
+		{name: "zero place", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{Place: "0"}}, says: "not a place ID"},
+		{name: "negative version", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{PlaceVersion: -1}}, says: "not a version"},
+		{name: "missing place file", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{PlaceFile: filepath.Join(dir, "nope.rbxl")}}, says: "does not exist"},
+		{name: "empty place file", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{PlaceFile: empty}}, says: "is empty"},
+		{name: "a folder", env: ok, args: ExecArgs{Cloud: true, CloudPlace: CloudPlace{PlaceFile: folder}}, says: "is not a file"},
 		{name: "script too big", env: ok, args: ExecArgs{Cloud: true, Script: strings.Repeat("x", cloud.MaxScriptBytes+1)}, says: "at most 4 MiB"},
-		{name: "without --cloud", env: ok, args: ExecArgs{Place: "2"}, says: "--place only applies with --cloud"},
+		{name: "without --cloud", env: ok, args: ExecArgs{CloudPlace: CloudPlace{Place: "2"}}, says: "--place only applies with --cloud"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

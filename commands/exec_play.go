@@ -20,6 +20,22 @@ import (
 // to the script (an interrupted command still ends its test).
 const StopTimeout = 20 * time.Second
 
+// Playtest are the arguments of a command that can wrap its work in a
+// playtest (exec, test).
+type Playtest struct {
+	Play bool `json:"play" usage:"start a playtest (server and client), run in it (on the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run in it (on the server unless context is 'client'), then stop the test: one call for edit, play, observe, stop. The window must be in Edit mode."`
+	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
+
+	// testContext is the test's DataModel the work runs in, set by
+	// retargetTest.
+	testContext protocol.Context
+}
+
+// choice is what p chose, for command cmd.
+func (p *Playtest) choice(cmd string) playChoice {
+	return playChoice{play: p.Play, run: p.Run, context: &p.testContext, cmd: cmd}
+}
+
 // playChoice is what --play or --run chose, for a command that can wrap
 // its work in a playtest (exec, test).
 type playChoice struct {

@@ -24,13 +24,13 @@ func TestRetargetTest(t *testing.T) {
 	}{
 		{"exec without --play: unchanged", &ExecArgs{}, protocol.ContextClient, protocol.ContextClient, "", ""},
 		{"test without --play: unchanged", &TestArgs{}, "", "", "", ""},
-		{"exec --play: the server by default", &ExecArgs{Play: true}, "", protocol.ContextEdit, protocol.ContextServer, ""},
-		{"test --play: the server by default", &TestArgs{Play: true}, "", protocol.ContextEdit, protocol.ContextServer, ""},
-		{"test --play --context client", &TestArgs{Play: true}, protocol.ContextClient, protocol.ContextEdit, protocol.ContextClient, ""},
-		{"test --run --context server", &TestArgs{Run: true}, protocol.ContextServer, protocol.ContextEdit, protocol.ContextServer, ""},
-		{"test --run --context client", &TestArgs{Run: true}, protocol.ContextClient, "", "", "test: a Run test (--run) has no client DataModel"},
-		{"exec --play --context edit", &ExecArgs{Play: true}, protocol.ContextEdit, "", "", "exec: with --play or --run it runs in the test"},
-		{"test --play --run", &TestArgs{Play: true, Run: true}, "", "", "", "test: --play and --run are exclusive"},
+		{"exec --play: the server by default", &ExecArgs{Playtest: Playtest{Play: true}}, "", protocol.ContextEdit, protocol.ContextServer, ""},
+		{"test --play: the server by default", &TestArgs{Playtest: Playtest{Play: true}}, "", protocol.ContextEdit, protocol.ContextServer, ""},
+		{"test --play --context client", &TestArgs{Playtest: Playtest{Play: true}}, protocol.ContextClient, protocol.ContextEdit, protocol.ContextClient, ""},
+		{"test --run --context server", &TestArgs{Playtest: Playtest{Run: true}}, protocol.ContextServer, protocol.ContextEdit, protocol.ContextServer, ""},
+		{"test --run --context client", &TestArgs{Playtest: Playtest{Run: true}}, protocol.ContextClient, "", "", "test: a Run test (--run) has no client DataModel"},
+		{"exec --play --context edit", &ExecArgs{Playtest: Playtest{Play: true}}, protocol.ContextEdit, "", "", "exec: with --play or --run it runs in the test"},
+		{"test --play --run", &TestArgs{Playtest: Playtest{Play: true, Run: true}}, "", "", "", "test: --play and --run are exclusive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := retargetTest(tc.args, bridge.Target{Context: tc.in})
@@ -53,7 +53,7 @@ func TestRetargetTest(t *testing.T) {
 
 // Surfaces that skip Retarget (the terminal) still cannot ask for both.
 func TestInTestRefusesPlayAndRun(t *testing.T) {
-	args := &TestArgs{Play: true, Run: true}
+	args := &TestArgs{Playtest: Playtest{Play: true, Run: true}}
 	_, err := inTest(context.Background(), &Env{}, args.playChoice(), func(*Env) (*Result, error) {
 		t.Fatal("the work ran")
 		return nil, nil

@@ -30,24 +30,11 @@ type TestArgs struct {
 	JestPath   string   `json:"jestPath" flag:"jest-path" usage:"with --runner jest: Jest-Lua's Jest ModuleScript in the place (default: ReplicatedStorage.DevPackages.Jest, …)" desc:"With runner 'jest': instance path of Jest-Lua's Jest ModuleScript in the place. Default: the usual locations (ReplicatedStorage.DevPackages.Jest, Packages.Jest, roblox-ts's rbxts_include.node_modules.@rbxts-js.Jest)."`
 	Reporter   string   `json:"reporter" enum:"text,github" default:"text" mcp:"-" usage:"how failures are reported: text, or github (::error workflow commands for GitHub Actions)"`
 	JUnit      string   `json:"junit" flag:"junit" mcp:"-" usage:"also write a JUnit XML report to this FILE"`
-	// Cloud runs through Open Cloud Luau Execution (test_cloud.go); the
-	// rest are its arguments, as exec's.
-	Cloud        bool   `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
-	Universe     string `json:"universe" mcp:"-" usage:"with --cloud: the experience's universe ID (default $ROBLOX_UNIVERSE_ID)"`
-	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
-	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
-	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against it"`
-	// Play and Run run the specs in a playtest (exec_play.go), as exec's.
-	Play bool `json:"play" usage:"start a playtest (server and client), run the specs in it (the server, or --context client), then stop the test" desc:"Start a playtest (a server and a client DataModel) in the window, run the specs in it (the server unless context is 'client'), then stop the test. The window must be in Edit mode."`
-	Run  bool `json:"run" usage:"like --play with a Run test (server only, F8)" desc:"Like play, with a Run test (one server DataModel, Studio's F8)."`
-
-	// testContext is the test's DataModel the specs run in, set by
-	// Retarget for --play and --run.
-	testContext protocol.Context
-}
-
-func (a *TestArgs) playChoice() playChoice {
-	return playChoice{play: a.Play, run: a.Run, context: &a.testContext, cmd: "test"}
+	// Cloud runs through Open Cloud Luau Execution (test_cloud.go), in
+	// the place CloudPlace names.
+	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
+	CloudPlace
+	Playtest
 }
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
@@ -73,10 +60,7 @@ var Test = &Definition{
 	Run:            runTest,
 }
 
-func (a *TestArgs) cloudFlag() string {
-	e := ExecArgs{Universe: a.Universe, Place: a.Place, PlaceVersion: a.PlaceVersion, PlaceFile: a.PlaceFile}
-	return e.cloudFlag()
-}
+func (a *TestArgs) playChoice() playChoice { return a.choice("test") }
 
 // testPayload is the exec request: History false asks the plugin to leave
 // no undo step for the temporary folder (ignored by plugins that predate it).

@@ -20,8 +20,7 @@ func runTestCloud(ctx context.Context, env *Env, args *TestArgs, script string) 
 		}
 	}
 	started := time.Now()
-	res, err := runCloud(ctx, &cloudEnv, &ExecArgs{Script: script, Cloud: true, Universe: args.Universe, Place: args.Place,
-		PlaceVersion: args.PlaceVersion, PlaceFile: args.PlaceFile})
+	res, err := runCloud(ctx, &cloudEnv, &ExecArgs{Script: script, Cloud: true, CloudPlace: args.CloudPlace})
 	if err != nil {
 		return nil, err
 	}

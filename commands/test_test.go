@@ -215,7 +215,7 @@ func TestCheckTestArgs(t *testing.T) {
 		{TestArgs{Root: "ReplicatedStorage.Tests"}, ""},
 		{TestArgs{Paths: []string{"."}}, ""},
 		{TestArgs{Paths: []string{"."}, Root: "ReplicatedStorage.Tests"}, "not both"},
-		{TestArgs{Place: "2"}, "--place only applies with --cloud"},
+		{TestArgs{CloudPlace: CloudPlace{Place: "2"}}, "--place only applies with --cloud"},
 		{TestArgs{Cloud: true}, "give --root"},
 		{TestArgs{Cloud: true, Paths: []string{"tests"}}, "give --root"},
 		{TestArgs{Root: "..."}, "not an instance path"},
@@ -224,7 +224,7 @@ func TestCheckTestArgs(t *testing.T) {
 		{TestArgs{Runner: "jest", JestPath: "a\x00"}, "not an instance path"},
 		{TestArgs{Runner: "jest", TestEZPath: "ReplicatedStorage.TestEZ"}, "--testez-path is for TestEZ"},
 		{TestArgs{JestPath: "ReplicatedStorage.Jest"}, "only applies with --runner jest"},
-		{TestArgs{Cloud: true, Play: true, Root: "ReplicatedStorage.Tests"}, "do not combine with --cloud"},
+		{TestArgs{Cloud: true, Playtest: Playtest{Play: true}, Root: "ReplicatedStorage.Tests"}, "do not combine with --cloud"},
 	} {
 		err := checkTestArgs(&tc.args)
 		if tc.says == "" {

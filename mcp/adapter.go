@@ -165,7 +165,7 @@ func decodeArgs(d *commands.Definition, raw json.RawMessage, maxOut *int) (any, 
 }
 
 func setJSON(args any, a commands.Arg, v json.RawMessage) error {
-	f := reflect.ValueOf(args).Elem().Field(a.Index)
+	f := a.Value(args)
 	switch a.Kind {
 	case reflect.Bool:
 		var b bool
