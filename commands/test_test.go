@@ -16,9 +16,11 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite golden files")
+// -update rewrites the golden files (kit.Golden reads it).
+var _ = flag.Bool("update", false, "rewrite golden files")
 
 // sampleTests is a run with every kind of outcome and the characters each
 // report must escape.
@@ -34,22 +36,10 @@ func sampleTests() TestData {
 	return d
 }
 
+// golden checks got against testdata/name (kit.Golden; -update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./commands -run TestTestReports -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs (rerun with -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	kit.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestTestReportsGolden(t *testing.T) {
@@ -269,17 +259,9 @@ func TestTestMessageCleanup(t *testing.T) {
 func TestTestCloud(t *testing.T) {
 	srv := cloudtest.New()
 	defer srv.Close()
-	answer, _ := json.Marshal(map[string]any{
-		"tests": []map[string]any{
-			{"name": "math › adds", "status": "passed", "file": "ServerStorage.Tests.math.spec"},
-			{"name": "math › fails", "status": "failed", "file": "ServerStorage.Tests.math.spec", "line": 7,
-				"message": "ServerStorage.Tests.StudioBridgeTest.math.spec:7: nope\nReplicatedStorage.DevPackages.TestEZ.TestRunner:86"},
-		},
-		"durationMs": 12,
-		"names":      map[string]string{"ServerStorage.Tests.StudioBridgeTest.math.spec": "ServerStorage.Tests.math.spec"},
-	})
+	answer := cloudtest.RunnerAnswer("ServerStorage.Tests", "nope\nReplicatedStorage.DevPackages.TestEZ.TestRunner:86")
 	srv.Set(func(s *cloudtest.Server) {
-		s.Default = cloudtest.Outcome{Results: []any{string(answer)}, Logs: []string{"spec output"}}
+		s.Default = cloudtest.Outcome{Results: []any{answer}, Logs: []string{"spec output"}}
 	})
 	t.Setenv(EnvAPIKey, cloudtest.Key)
 	t.Setenv(EnvUniverseID, "1")

@@ -10,32 +10,15 @@ import (
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
 )
 
-// runnerAnswer is what the test runner returns from a place whose TestEZ
-// ran one passing and one failing spec (the stand-in runs no Luau).
-func runnerAnswer(t *testing.T) string {
-	t.Helper()
-	b, err := json.Marshal(map[string]any{
-		"tests": []map[string]any{
-			{"name": "math › adds", "status": "passed", "file": "ReplicatedStorage.Tests.math.spec"},
-			{"name": "math › fails", "status": "failed", "file": "ReplicatedStorage.Tests.math.spec", "line": 7,
-				"message": "ReplicatedStorage.Tests.math.spec.StudioBridgeTest.math.spec:7: Expected 3, got 2"},
-		},
-		"durationMs": 20,
-		"names":      map[string]string{"ReplicatedStorage.Tests.math.spec.StudioBridgeTest.math.spec": "ReplicatedStorage.Tests.math.spec"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // test --cloud --place-file --root: uploads the place, runs the runner as
 // one task against that version, reports as locally (exit 1 for a failed
 // test), never touching the bridge.
 func TestTestCloud(t *testing.T) {
 	s := cloudtest.New()
 	defer s.Close()
-	s.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Results: []any{runnerAnswer(t)}} })
+	s.Set(func(s *cloudtest.Server) {
+		s.Default = cloudtest.Outcome{Results: []any{cloudtest.RunnerAnswer("ReplicatedStorage.Tests", "Expected 3, got 2")}}
+	})
 	place := filepath.Join(t.TempDir(), "build.rbxl")
 	if err := os.WriteFile(place, []byte("place"), 0o600); err != nil {
 		t.Fatal(err)
