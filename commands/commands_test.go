@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
@@ -21,7 +19,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests in a config directory of their own, under goleak.
+func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
 func setup(t *testing.T) (*Env, *bytes.Buffer, *[]Line) {
 	t.Helper()

@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -26,7 +25,8 @@ import (
 // -update rewrites the golden files (kit.Golden reads it).
 var _ = flag.Bool("update", false, "rewrite golden files")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests in a config directory of their own, under goleak.
+func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
 type world struct {
 	port   int

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -25,7 +23,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/ptytest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests in a config directory of their own, under goleak.
+func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
 // freePort is a free loopback port for the test's bridge; the terminals
 // the test runs in-process share the test's token (kit.UseConfigDir).
