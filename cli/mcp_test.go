@@ -145,23 +145,16 @@ func TestMCPHTTPLoopbackNeedsNoToken(t *testing.T) {
 }
 
 // postInitialize sends an MCP initialize request and returns the answer
-// (its body closed).
+// (its body read and closed).
 func postInitialize(t *testing.T, url, auth string) *http.Response {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	resp, _, err := kit.PostMCP(url, kit.MCPInitialize, func(req *http.Request) {
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
 	return resp
 }

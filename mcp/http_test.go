@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // TestHTTPHostIsCaseInsensitive: the Streamable HTTP endpoint accepts a
@@ -30,22 +32,12 @@ func TestHTTPHostIsCaseInsensitive(t *testing.T) {
 		{"evil.example:" + port, http.StatusForbidden},
 		{"EVIL.example", http.StatusForbidden},
 	}
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(
-				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+			resp, _, err := kit.PostMCP(srv.URL, kit.MCPInitialize, func(req *http.Request) { req.Host = tt.host })
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Host = tt.host
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_ = resp.Body.Close()
 			if resp.StatusCode != tt.want {
 				t.Fatalf("Host %q: %d, want %d", tt.host, resp.StatusCode, tt.want)
 			}

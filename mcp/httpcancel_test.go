@@ -1,12 +1,13 @@
 package mcp
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // TestHTTPCancelledCallGetsNoResponse: over Streamable HTTP as on stdio, a
@@ -23,31 +24,21 @@ func TestHTTPCancelledCallGetsNoResponse(t *testing.T) {
 			_ = ss.Close() // no session outlives the test (goleak)
 		}
 	}()
-	client := &http.Client{Timeout: 20 * time.Second}
 	post := func(session, body string) (*http.Response, string) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		resp, b, err := kit.PostMCP(srv.URL, body, func(req *http.Request) {
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			}
+		})
 		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
+			t.Error(err) // not Fatal: post also runs on a goroutine of its own
+			return &http.Response{}, ""
 		}
 		return resp, string(b)
 	}
-	resp, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	resp, _ := post("", kit.MCPInitialize)
 	session := resp.Header.Get("Mcp-Session-Id")
 	if session == "" {
 		t.Fatalf("initialize: no session id (status %d)", resp.StatusCode)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,18 +27,10 @@ func TestMCPHTTPBadBodies(t *testing.T) {
 	})
 	post := func(body []byte) (int, []byte) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := (&http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), nil)
 		if err != nil {
 			t.Fatalf("POST /mcp: %v (server running: %v)\n%s", err, server.Running(), server.Stderr.String())
 		}
-		defer resp.Body.Close()
-		out, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, out
 	}
 	initialize := func(params string) []byte {
