@@ -412,9 +412,7 @@ func cli(t *testing.T, port int, args ...string) (stdout, stderr string, code in
 // the host on port.
 func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	cmd := userCmd(t, dir, port, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -427,6 +425,18 @@ func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr s
 		t.Fatalf("studio-bridge %v: %v", args, err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// userCmd is the binary as a user in dir runs it against the host on port
+// (STUDIO_BRIDGE_PORT, as a shell profile sets it), not yet started: for
+// runs that need more than cliIn gives (a terminal, stdin, a signal, an MCP
+// transport). An empty dir is test/emulator.
+func userCmd(t *testing.T, dir string, port int, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(kit.Binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	return cmd
 }
 
 // checkPNGScreenshot takes a screenshot with `studio-bridge screenshot` (the

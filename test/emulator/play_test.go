@@ -9,8 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,8 +105,7 @@ func TestPlayControlCLI(t *testing.T) {
 // stdout carries only what the commands answer.
 func terminalPiped(t *testing.T, port int, input string) (stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = kit.ChildEnv(t)
+	cmd := userCmd(t, "", port, "terminal", "--wait", "20s")
 	cmd.Stdin = strings.NewReader(input)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -136,8 +133,7 @@ func TestPlayControlTerminal(t *testing.T) {
 // port and connects the official Go SDK client to it over stdio.
 func mcpSession(t *testing.T, port int, extra ...string) *sdk.ClientSession {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), append([]string{"--port", strconv.Itoa(port), "mcp"}, extra...)...)
-	cmd.Env = kit.ChildEnv(t)
+	cmd := userCmd(t, "", port, append([]string{"mcp"}, extra...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
