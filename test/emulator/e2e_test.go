@@ -146,6 +146,25 @@ func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
 	return s
 }
 
+// backInEdit waits until the window has only its edit session and that
+// session reports Edit.
+func backInEdit(t *testing.T, b *bridge.Bridge, instance string) {
+	t.Helper()
+	kit.WaitFor(t, 15*time.Second, instance+" back in Edit", func() bool {
+		var n int
+		for _, s := range sessions(t, b) {
+			if s.InstanceID != instance {
+				continue
+			}
+			if s.Context != protocol.ContextEdit || s.State != protocol.StateEdit {
+				return false
+			}
+			n++
+		}
+		return n == 1
+	})
+}
+
 // waitSessions waits until the bridge lists exactly the wanted contexts of
 // one instance and returns them by context.
 func waitSessions(t *testing.T, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
