@@ -3,9 +3,7 @@ package emulator_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,33 +106,15 @@ func TestLaunchStartsStudio(t *testing.T) {
 	if err := os.WriteFile(place, []byte("<roblox/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopPidFile(t, pidFile) })
+	t.Cleanup(func() { kit.StopPIDFile(t, pidFile) })
 
-	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("launch: %v\n%s", err, out)
+	out, errOut, code := cli(t, port, "launch", place, "--studio-path", script, "--wait", "30s")
+	if code != 0 {
+		t.Fatalf("launch exited %d:\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(string(out), "Studio is up: Obby [edit]") {
-		t.Fatalf("launch printed:\n%s", out)
+	if !strings.Contains(out, "Studio is up: Obby [edit]") {
+		t.Fatalf("launch printed:\n%s\nstderr:\n%s", out, errOut)
 	}
-}
-
-// stopPidFile stops the process whose pid is in pidFile (as closing Studio
-// would; by force if it is still there after 5 s) and waits for it to go.
-func stopPidFile(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		return // never started
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 1 {
-		t.Errorf("pid file %s: %q", pidFile, data)
-		return
-	}
-	kit.StopPID(t, pid)
 }
 
 // startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal
@@ -146,8 +126,7 @@ func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(strin
 	t.Cleanup(func() { master.Close() })
 	scr = ptytest.Record(master)
 
-	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = kit.ChildEnv(t)
+	cmd := userCmd(t, "", port, "terminal", "--wait", "20s")
 	ptytest.Attach(cmd, slave)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -146,6 +146,25 @@ func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
 	return s
 }
 
+// backInEdit waits until the window has only its edit session and that
+// session reports Edit.
+func backInEdit(t *testing.T, b *bridge.Bridge, instance string) {
+	t.Helper()
+	kit.WaitFor(t, 15*time.Second, instance+" back in Edit", func() bool {
+		var n int
+		for _, s := range sessions(t, b) {
+			if s.InstanceID != instance {
+				continue
+			}
+			if s.Context != protocol.ContextEdit || s.State != protocol.StateEdit {
+				return false
+			}
+			n++
+		}
+		return n == 1
+	})
+}
+
 // waitSessions waits until the bridge lists exactly the wanted contexts of
 // one instance and returns them by context.
 func waitSessions(t *testing.T, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
@@ -412,9 +431,7 @@ func cli(t *testing.T, port int, args ...string) (stdout, stderr string, code in
 // the host on port.
 func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	cmd := userCmd(t, dir, port, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -427,6 +444,18 @@ func cliIn(t *testing.T, dir string, port int, args ...string) (stdout, stderr s
 		t.Fatalf("studio-bridge %v: %v", args, err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// userCmd is the binary as a user in dir runs it against the host on port
+// (STUDIO_BRIDGE_PORT, as a shell profile sets it), not yet started: for
+// runs that need more than cliIn gives (a terminal, stdin, a signal, an MCP
+// transport). An empty dir is test/emulator.
+func userCmd(t *testing.T, dir string, port int, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(kit.Binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	return cmd
 }
 
 // checkPNGScreenshot takes a screenshot with `studio-bridge screenshot` (the

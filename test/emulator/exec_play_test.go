@@ -9,30 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/studio-bridge/studio-bridge/bridge"
-	"github.com/studio-bridge/studio-bridge/protocol"
-	"github.com/studio-bridge/studio-bridge/test/kit"
 )
-
-// backInEdit waits until the window has only its edit session and that
-// session reports Edit.
-func backInEdit(t *testing.T, b *bridge.Bridge, instance string) {
-	t.Helper()
-	kit.WaitFor(t, 15*time.Second, instance+" back in Edit", func() bool {
-		var n int
-		for _, s := range sessions(t, b) {
-			if s.InstanceID != instance {
-				continue
-			}
-			if s.Context != protocol.ContextEdit || s.State != protocol.StateEdit {
-				return false
-			}
-			n++
-		}
-		return n == 1
-	})
-}
 
 func TestExecPlay(t *testing.T) {
 	port, _, b, _ := editWindow(t, "E2E-EXEC-PLAY")

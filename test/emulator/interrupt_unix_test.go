@@ -9,7 +9,6 @@ package emulator_test
 import (
 	"errors"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,8 +48,7 @@ func interruptCLI(t *testing.T, cmd *exec.Cmd, out, errOut *kit.Buffer, wait tim
 // the command exits 130 with the window back in Edit.
 func TestExecPlayInterrupted(t *testing.T) {
 	port, _, b, _ := editWindow(t, "E2E-EXEC-INT")
-	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "exec", "--play", `print("started") task.wait(60) print("never")`)
-	cmd.Env = kit.ChildEnv(t)
+	cmd := userCmd(t, "", port, "exec", "--play", `print("started") task.wait(60) print("never")`)
 	var out, errOut kit.Buffer
 	interruptCLI(t, cmd, &out, &errOut, 60*time.Second, "the script to start", func() bool { return strings.Contains(out.String(), "started") })
 	if strings.Contains(out.String(), "never") {
@@ -70,9 +68,7 @@ func TestTestCommandInterrupt(t *testing.T) {
 		}
 		return strings.Contains(out, "StudioBridgeTest_")
 	}
-	cmd := exec.Command(kit.Binary(t), "test", "slow")
-	cmd.Dir = specsDir
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	cmd := userCmd(t, specsDir, port, "test", "slow")
 	var out, errOut kit.Buffer
 	interruptCLI(t, cmd, &out, &errOut, 20*time.Second, "the specs to be mounted", mounted)
 	kit.WaitFor(t, 10*time.Second, "the mounted folder to go", func() bool { return !mounted() })
@@ -83,9 +79,7 @@ func TestTestCommandInterrupt(t *testing.T) {
 func TestTestPlayInterrupted(t *testing.T) {
 	const instance = "E2E-TEST-PLAY-INT"
 	port, _, b, _ := editWindow(t, instance)
-	cmd := exec.Command(kit.Binary(t), "test", "--play", "slow")
-	cmd.Dir = specsDir
-	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
+	cmd := userCmd(t, specsDir, port, "test", "--play", "slow")
 	var out, errOut kit.Buffer
 	// the specs are mounted in the test's server DataModel
 	interruptCLI(t, cmd, &out, &errOut, 60*time.Second, "the specs to be mounted in the test's server", func() bool {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
@@ -68,36 +69,49 @@ func TestPlayOverOneStream(t *testing.T) {
 // sequence numbers.
 func TestStreamsDroppedUnderLoad(t *testing.T) {
 	_, studio, b := startWindow(t, "--play", "--max-streams", "1", "--stream-lifetime", "5", "--instance", "E2E-LIFE")
-	first := waitSessions(t, b, "E2E-LIFE", playContexts...)
-	edit := first[protocol.ContextEdit].SessionID
+	n, lines := execLoop(t, b, "E2E-LIFE", "loop", 30*time.Second)
+	if !strings.Contains(studio.Stdout.String(), "lifetime of 5s is over") {
+		t.Fatal("no stream reached its lifetime: the test proved nothing")
+	}
+	t.Logf("%d execs over 30 s, %d log lines", n, len(lines))
+}
 
+// execLoop runs execs for d, in turn in the edit, server and client
+// DataModels of instance's window, exec n printing "<prefix> <n>" and
+// returning n; each must succeed in the DataModel it was sent to. A log
+// subscription on the edit session must see every edit exec's line, in
+// order, with increasing sequence numbers, and the sessions must keep
+// their ids throughout. It returns how many execs ran and the lines seen.
+func execLoop(t *testing.T, b *bridge.Bridge, instance, prefix string, d time.Duration) (n int, lines []string) {
+	t.Helper()
+	first := waitSessions(t, b, instance, playContexts...)
+	edit := first[protocol.ContextEdit].SessionID
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	events := b.Events(ctx, edit)
 	mustCall(t, b, edit, "subscribe", map[string]any{"events": []string{"log"}}, nil)
 
-	var lines []string
 	var seqs []int64
 	collect := func(ev protocol.Event) {
 		var l logLine
-		if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && strings.HasPrefix(l.Body, "loop ") {
+		if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && strings.HasPrefix(l.Body, prefix+" ") {
 			lines = append(lines, l.Body)
 			seqs = append(seqs, ev.Seq)
 		}
 	}
 
-	deadline := time.Now().Add(30 * time.Second)
-	n := 0
+	deadline := time.Now().Add(d)
+	edits := 0
 	for time.Now().Before(deadline) {
 		for _, c := range playContexts {
 			n++
-			var e execReply
-			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf(`print("loop %d") return %d`, n, n)})
-			if r.err != nil {
-				t.Fatalf("exec %d in %s failed: %v", n, c, r.err)
+			if c == protocol.ContextEdit {
+				edits++
 			}
-			if err := json.Unmarshal(r.payload, &e); err != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
-				t.Fatalf("exec %d in %s: %s", n, c, r.payload)
+			var e execReply
+			r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf(`print("%s %d") return %d`, prefix, n, n)})
+			if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
+				t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
 			}
 		}
 		for drained := false; !drained; {
@@ -109,24 +123,14 @@ func TestStreamsDroppedUnderLoad(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(studio.Stdout.String(), "lifetime of 5s is over") {
-		t.Fatal("no stream reached its lifetime: the test proved nothing")
-	}
 
-	// every edit exec printed one line
-	wantLines := 0
-	for i := 1; i <= n; i++ {
-		if (i-1)%len(playContexts) == 0 {
-			wantLines++
-		}
-	}
 	timeout := time.After(10 * time.Second)
-	for len(lines) < wantLines {
+	for len(lines) < edits {
 		select {
 		case ev := <-events:
 			collect(ev)
 		case <-timeout:
-			t.Fatalf("log subscription saw %d of %d lines", len(lines), wantLines)
+			t.Fatalf("log subscription saw %d of %d lines: %v", len(lines), edits, lines)
 		}
 	}
 	for i := 1; i < len(seqs); i++ {
@@ -135,17 +139,17 @@ func TestStreamsDroppedUnderLoad(t *testing.T) {
 		}
 	}
 	for i, l := range lines {
-		if want := fmt.Sprintf("loop %d", 1+i*len(playContexts)); l != want {
+		if want := fmt.Sprintf("%s %d", prefix, 1+i*len(playContexts)); l != want {
 			t.Fatalf("log line %d is %q, want %q (lost or reordered)", i, l, want)
 		}
 	}
-	after := waitSessions(t, b, "E2E-LIFE", playContexts...)
+	after := waitSessions(t, b, instance, playContexts...)
 	for _, c := range playContexts {
 		if after[c].SessionID != first[c].SessionID {
 			t.Errorf("%s: session id changed: %s -> %s", c, first[c].SessionID, after[c].SessionID)
 		}
 	}
-	t.Logf("%d execs over 30 s, %d log lines", n, len(lines))
+	return n, lines
 }
 
 // TestFourMegabyteScript: a 4 MB script reaches the edit DataModel and a
@@ -195,58 +199,7 @@ func TestSocketRenewedBeforeItsLifetime(t *testing.T) {
 			args := append([]string{"--play", "--instance", "E2E-RENEW", "--quiet", "--setting", "RefreshSeconds=3"}, tc.args...)
 			kit.Studio(t, "studio", port, args...)
 			b := connect(t, port)
-			first := waitSessions(t, b, "E2E-RENEW", playContexts...)
-			edit := first[protocol.ContextEdit].SessionID
-
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			events := b.Events(ctx, edit)
-			mustCall(t, b, edit, "subscribe", map[string]any{"events": []string{"log"}}, nil)
-			var lines []string
-			collect := func(ev protocol.Event) {
-				var l logLine
-				if ev.Event == "log" && json.Unmarshal(ev.Payload, &l) == nil && strings.HasPrefix(l.Body, "renew ") {
-					lines = append(lines, l.Body)
-				}
-			}
-
-			deadline := time.Now().Add(10 * time.Second)
-			n, edits := 0, 0
-			for time.Now().Before(deadline) {
-				for _, c := range playContexts {
-					n++
-					if c == protocol.ContextEdit {
-						edits++
-					}
-					var e execReply
-					r := call(t, b, first[c].SessionID, "exec", map[string]any{"script": fmt.Sprintf(`print("renew %d") return %d`, n, n)})
-					if r.err != nil || json.Unmarshal(r.payload, &e) != nil || !e.Success || string(e.ReturnValues[0]) != fmt.Sprint(n) {
-						t.Fatalf("exec %d in %s: %s %v", n, c, r.payload, r.err)
-					}
-				}
-				for drained := false; !drained; {
-					select {
-					case ev := <-events:
-						collect(ev)
-					default:
-						drained = true
-					}
-				}
-			}
-			timeout := time.After(10 * time.Second)
-			for len(lines) < edits {
-				select {
-				case ev := <-events:
-					collect(ev)
-				case <-timeout:
-					t.Fatalf("log subscription saw %d of %d lines: %v", len(lines), edits, lines)
-				}
-			}
-			for i, l := range lines {
-				if want := fmt.Sprintf("renew %d", 1+i*len(playContexts)); l != want {
-					t.Fatalf("log line %d is %q, want %q (lost or reordered)", i, l, want)
-				}
-			}
+			n, lines := execLoop(t, b, "E2E-RENEW", "renew", 10*time.Second)
 
 			log := serve.Stdout.String()
 			if got := strings.Count(log, "plugin socket connected"); got < 3 {
@@ -264,12 +217,6 @@ func TestSocketRenewedBeforeItsLifetime(t *testing.T) {
 			}
 			if !tc.wantGrace && held != 0 {
 				t.Fatalf("the host held sessions in its resume grace %d times: the renewal was not make-before-break", held)
-			}
-			after := waitSessions(t, b, "E2E-RENEW", playContexts...)
-			for _, c := range playContexts {
-				if after[c].SessionID != first[c].SessionID {
-					t.Errorf("%s: session id changed across renewals: %s -> %s", c, first[c].SessionID, after[c].SessionID)
-				}
 			}
 			t.Logf("%d execs over 10 s, %d log lines, %d sessions held in the grace", n, len(lines), held)
 		})

@@ -9,13 +9,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
@@ -107,8 +103,7 @@ func TestPlayControlCLI(t *testing.T) {
 // stdout carries only what the commands answer.
 func terminalPiped(t *testing.T, port int, input string) (stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "terminal", "--wait", "20s")
-	cmd.Env = kit.ChildEnv(t)
+	cmd := userCmd(t, "", port, "terminal", "--wait", "20s")
 	cmd.Stdin = strings.NewReader(input)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -132,43 +127,6 @@ func TestPlayControlTerminal(t *testing.T) {
 	}
 }
 
-// mcpSession runs `studio-bridge mcp` (with extra args) against the host on
-// port and connects the official Go SDK client to it over stdio.
-func mcpSession(t *testing.T, port int, extra ...string) *sdk.ClientSession {
-	t.Helper()
-	cmd := exec.Command(kit.Binary(t), append([]string{"--port", strconv.Itoa(port), "mcp"}, extra...)...)
-	cmd.Env = kit.ChildEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("mcp connect: %v", err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-func mcpCall(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (map[string]any, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
-	var out map[string]any
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &out)
-	}
-	if res.IsError && len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*sdk.TextContent); ok {
-			out = map[string]any{"error": tc.Text}
-		}
-	}
-	return out, res.IsError
-}
-
 func TestPlayControlMCP(t *testing.T) {
 	port, _, _, _ := editWindow(t, "E2E-PLAY-MCP")
 	cs := mcpSession(t, port)
@@ -183,15 +141,14 @@ func TestPlayControlMCP(t *testing.T) {
 	if out, isErr = mcpCall(t, cs, "studio_play", map[string]any{"action": "stop"}); isErr || out["state"] != "Edit" {
 		t.Fatalf("studio_play stop: %v (error %v)", out, isErr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "studio_play", Arguments: map[string]any{"action": "jump"}}); err == nil ||
-		!strings.Contains(err.Error(), "action must be one of start, stop, status") {
-		t.Fatalf("studio_play with a bad action: %v, want invalid input naming the choices", err)
+	if msg := mcpRefused(t, cs, "studio_play", map[string]any{"action": "jump"}); !strings.Contains(msg, "action must be one of start, stop, status") {
+		t.Fatalf("studio_play with a bad action: %q, want invalid input naming the choices", msg)
 	}
 
 	// --read-only hides it: it mutates
 	ro := mcpSession(t, port, "--read-only")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	tools, err := ro.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +158,5 @@ func TestPlayControlMCP(t *testing.T) {
 			t.Errorf("--read-only offers %s", tool.Name)
 		}
 	}
-	if _, err = ro.CallTool(ctx, &sdk.CallToolParams{Name: "studio_play", Arguments: map[string]any{"action": "start"}}); err == nil {
-		t.Error("studio_play under --read-only ran; want it refused as an unknown tool")
-	}
+	mcpRefused(t, ro, "studio_play", map[string]any{"action": "start"}) // an unknown tool there
 }

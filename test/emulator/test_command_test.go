@@ -40,6 +40,19 @@ func testRunIn(t *testing.T, dir string, port int, wantCode int, args ...string)
 	return d
 }
 
+// checkCases checks that d reports each test of want, by name, exactly as
+// want has it.
+func checkCases(t *testing.T, d commands.TestData, want map[string]commands.TestCase) {
+	t.Helper()
+	got := byName(d)
+	for name, w := range want {
+		w.Name = name
+		if got[name] != w {
+			t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], w)
+		}
+	}
+}
+
 func byName(d commands.TestData) map[string]commands.TestCase {
 	m := map[string]commands.TestCase{}
 	for _, tc := range d.Tests {
@@ -65,6 +78,52 @@ return table.concat(found, ",")`)
 	return strings.Trim(strings.TrimSpace(out), `"`) // exec prints the string quoted
 }
 
+// module is a ModuleScript for placeSuite: its name and its source.
+type module struct{ name, source string }
+
+// placeSuite builds, through exec, the Folder ReplicatedStorage.<name>
+// holding modules: specs already in the place, for test --root. Names and
+// sources go into Luau long strings ([==[…]==]), which take them as written.
+func placeSuite(t *testing.T, port int, name string, modules ...module) {
+	t.Helper()
+	long := func(s string) string {
+		if strings.Contains(s, "]==]") || strings.HasPrefix(s, "\n") {
+			t.Fatalf("placeSuite: %q does not fit a [==[ ]==] string", s)
+		}
+		return "[==[" + s + "]==]"
+	}
+	script := `local suite = Instance.new("Folder") suite.Name = ` + long(name) + "\n"
+	for _, m := range modules {
+		script += `do local m = Instance.new("ModuleScript") m.Name = ` + long(m.name) + " m.Source = " + long(m.source) + " m.Parent = suite end\n"
+	}
+	script += `suite.Parent = game:GetService("ReplicatedStorage")`
+	if _, errOut, code := cli(t, port, "exec", script); code != 0 {
+		t.Fatalf("placing %s: exit %d, %s", name, code, errOut)
+	}
+}
+
+// usageCase is a test run that must be refused before anything runs: exit
+// 2, with says on stderr.
+type usageCase struct {
+	args []string // after "test"
+	says string
+}
+
+// checkUsageErrors runs each case from dir against the host on port, checks
+// that it is refused, and that nothing is left in the place.
+func checkUsageErrors(t *testing.T, dir string, port int, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		out, errOut, code := cliIn(t, dir, port, append([]string{"test"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.says) {
+			t.Errorf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", tc.args, code, errOut, out, tc.says)
+		}
+	}
+	if l := leftovers(t, port); l != "" {
+		t.Fatalf("left behind: %s", l)
+	}
+}
+
 func TestTestCommandAgainstTheEmulator(t *testing.T) {
 	port, _, b := startWindow(t, "--quiet", "--instance", "E2E-TEST")
 	waitSessions(t, b, "E2E-TEST", protocol.ContextEdit)
@@ -88,36 +147,24 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 		if d.Passed != 2 || d.Failed != 4 || d.Skipped != 0 {
 			t.Fatalf("%+v", d)
 		}
-		got := byName(d)
-		for name, want := range map[string]commands.TestCase{
+		checkCases(t, d, map[string]commands.TestCase{
 			"broken/syntax.spec.luau":        {Status: "failed", File: "broken/syntax.spec.luau", Line: 3, Message: "broken/syntax.spec.luau:3: Expected ')' (to close '(' at column 5), got 'function'"},
 			"broken/throws.spec.luau":        {Status: "failed", File: "broken/throws.spec.luau", Line: 1, Message: "broken/throws.spec.luau:1: thrown while loading"},
 			"failing › compares numbers":     {Status: "failed", File: "red/failing.spec.luau", Line: 7, Message: `red/failing.spec.luau:7: Expected value "3" (number), got "2" (number) instead`},
 			"failing › throws":               {Status: "failed", File: "red/failing.spec.luau", Line: 10, Message: "red/failing.spec.luau:10: boom: a, b % c"},
 			"failing › passes":               {Status: "passed", File: "red/failing.spec.luau"},
 			"still runs beside broken specs": {Status: "passed", File: "broken/ok.spec.lua"},
-		} {
-			want.Name = name
-			if got[name] != want {
-				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
-			}
-		}
+		})
 	})
 
 	t.Run("planning errors, failing hooks and a spec that returns no function", func(t *testing.T) {
 		d := testRun(t, port, 1, "hooks")
-		got := byName(d)
-		for name, want := range map[string]commands.TestCase{
+		checkCases(t, d, map[string]commands.TestCase{
 			"hooks/notafunction.spec.luau":         {Status: "failed", File: "hooks/notafunction.spec.luau", Message: "the spec returned a table, not a function (a TestEZ spec returns function() describe(…) end)"},
 			"hooks/toplevel.spec.luau":             {Status: "failed", File: "hooks/toplevel.spec.luau", Line: 2, Message: "Error during planning: hooks/toplevel.spec.luau:2: the spec function itself fails"},
 			"plans":                                {Status: "failed", File: "hooks/planning.spec.luau", Line: 4, Message: "Error during planning: hooks/planning.spec.luau:4: bad plan"},
 			"with a failing beforeAll › beforeAll": {Status: "failed", File: "hooks/beforeall.spec.luau", Line: 4, Message: "beforeAll hook: hooks/beforeall.spec.luau:4: setup failed"},
-		} {
-			want.Name = name
-			if got[name] != want {
-				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], want)
-			}
-		}
+		})
 		if d.Failed != 4 {
 			t.Fatalf("%+v", d)
 		}
@@ -176,20 +223,9 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 	})
 
 	t.Run("--root runs specs already in the place, from a clone", func(t *testing.T) {
-		_, errOut, code := cli(t, port, "exec", `local suite = Instance.new("Folder")
-suite.Name = "Suite"
-local helper = Instance.new("ModuleScript")
-helper.Name = "Helper"
-helper.Source = "return { value = 42 }"
-helper.Parent = suite
-local spec = Instance.new("ModuleScript")
-spec.Name = "answer.spec"
-spec.Source = "local Helper = require(script.Parent.Helper)\nreturn function()\n\tit('knows the answer', function()\n\t\texpect(Helper.value).to.equal(41)\n\tend)\nend"
-spec.Parent = suite
-suite.Parent = game:GetService("ReplicatedStorage")`)
-		if code != 0 {
-			t.Fatalf("setup: %s", errOut)
-		}
+		placeSuite(t, port, "Suite",
+			module{"Helper", "return { value = 42 }"},
+			module{"answer.spec", "local Helper = require(script.Parent.Helper)\nreturn function()\n\tit('knows the answer', function()\n\t\texpect(Helper.value).to.equal(41)\n\tend)\nend"})
 		d := testRun(t, port, 1, "--root", "ReplicatedStorage.Suite")
 		if len(d.Tests) != 1 {
 			t.Fatalf("%+v", d)
@@ -204,22 +240,11 @@ suite.Parent = game:GetService("ReplicatedStorage")`)
 	})
 
 	t.Run("usage errors: no specs, no TestEZ, no root", func(t *testing.T) {
-		for _, tc := range []struct {
-			args []string
-			says string
-		}{
+		checkUsageErrors(t, specsDir, port, []usageCase{
 			{[]string{"green/shared"}, "no specs found in green/shared"},
 			{[]string{"green", "--testez-path", "ReplicatedStorage.Nope"}, `TestEZ = "roblox/testez@0.4.1"`},
 			{[]string{"--root", "ReplicatedStorage.Missing"}, "no such instance"},
-		} {
-			out, errOut, code := cliIn(t, specsDir, port, append([]string{"test"}, tc.args...)...)
-			if code != 2 || !strings.Contains(errOut, tc.says) {
-				t.Fatalf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", tc.args, code, errOut, out, tc.says)
-			}
-		}
-		if l := leftovers(t, port); l != "" {
-			t.Fatalf("left behind: %s", l)
-		}
+		})
 	})
 
 	t.Run("a runner that fails in Studio removes its folder too", func(t *testing.T) {

@@ -29,37 +29,24 @@ func TestTestJest(t *testing.T) {
 
 	t.Run("green, found at roblox-ts's usual place", func(t *testing.T) {
 		d := jest(t, 0, "green")
-		want := map[string]commands.TestCase{
-			"math › adds":             {Status: "passed", File: "green/math.spec.luau"},
-			"math › reaches a helper": {Status: "passed", File: "green/math.spec.luau"},
-			"math › is skipped":       {Status: "skipped", File: "green/math.spec.luau"},
-		}
 		if d.Passed != 2 || d.Failed != 0 || d.Skipped != 1 || len(d.Tests) != 3 {
 			t.Fatalf("%+v", d)
 		}
-		got := byName(d)
-		for name, w := range want {
-			w.Name = name
-			if got[name] != w {
-				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], w)
-			}
-		}
+		checkCases(t, d, map[string]commands.TestCase{
+			"math › adds":             {Status: "passed", File: "green/math.spec.luau"},
+			"math › reaches a helper": {Status: "passed", File: "green/math.spec.luau"},
+			"math › is skipped":       {Status: "skipped", File: "green/math.spec.luau"},
+		})
 	})
 
 	t.Run("red: failures with file, line and message; a spec that does not compile", func(t *testing.T) {
 		d := jest(t, 1, "red", "--jest-path", "ReplicatedStorage.rbxts_include.node_modules.@rbxts-js.Jest")
-		got := byName(d)
-		for name, w := range map[string]commands.TestCase{
+		checkCases(t, d, map[string]commands.TestCase{
 			"failing › passes":           {Status: "passed", File: "red/failing.spec.luau"},
 			"failing › compares numbers": {Status: "failed", File: "red/failing.spec.luau", Line: 9, Message: "red/failing.spec.luau:9: expect(received).toBe(expected) -- Object.is equality\n\nExpected: 3\nReceived: 2"},
 			"failing › throws":           {Status: "failed", File: "red/failing.spec.luau", Line: 12, Message: "red/failing.spec.luau:12: boom"},
 			"red/syntax.spec.luau":       {Status: "failed", File: "red/syntax.spec.luau", Line: 4, Message: "red/syntax.spec.luau:4: Expected '(' when parsing function, got <eof>"},
-		} {
-			w.Name = name
-			if got[name] != w {
-				t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], w)
-			}
-		}
+		})
 		if d.Passed != 1 || d.Failed != 3 {
 			t.Fatalf("%+v", d)
 		}
@@ -76,16 +63,8 @@ func TestTestJest(t *testing.T) {
 	})
 
 	t.Run("--root runs Jest specs already in the place, from a clone", func(t *testing.T) {
-		_, errOut, code := cli(t, port, "exec", `local suite = Instance.new("Folder")
-suite.Name = "JestSuite"
-local spec = Instance.new("ModuleScript")
-spec.Name = "answer.spec"
-spec.Source = 'local G = require(game.ReplicatedStorage.rbxts_include.node_modules["@rbxts-js"].JestGlobals)\nG.it("knows the answer", function()\n\tG.expect(41).toBe(42)\nend)'
-spec.Parent = suite
-suite.Parent = game:GetService("ReplicatedStorage")`)
-		if code != 0 {
-			t.Fatalf("setup: %s", errOut)
-		}
+		placeSuite(t, port, "JestSuite",
+			module{"answer.spec", `local G = require(game.ReplicatedStorage.rbxts_include.node_modules["@rbxts-js"].JestGlobals)` + "\nG.it(\"knows the answer\", function()\n\tG.expect(41).toBe(42)\nend)"})
 		d := jest(t, 1, "--root", "ReplicatedStorage.JestSuite")
 		if len(d.Tests) != 1 {
 			t.Fatalf("%+v", d)
@@ -108,23 +87,12 @@ suite.Parent = game:GetService("ReplicatedStorage")`)
 	})
 
 	t.Run("usage errors", func(t *testing.T) {
-		for _, tc := range []struct {
-			args []string
-			says string
-		}{
+		checkUsageErrors(t, jestDir, port, []usageCase{
 			{[]string{"--runner", "jest", "green", "--jest-path", "ReplicatedStorage.Nope"}, `Jest = "jsdotlua/jest@3.10.0"`},
 			{[]string{"--runner", "jest", "green", "--testez-path", "ReplicatedStorage.TestEZ"}, "--testez-path is for TestEZ"},
 			{[]string{"green", "--jest-path", "ReplicatedStorage.Jest"}, "--jest-path only applies with --runner jest"},
 			{[]string{"--runner", "mocha", "green"}, "mocha"},
-		} {
-			out, errOut, code := cliIn(t, jestDir, port, append([]string{"test"}, tc.args...)...)
-			if code != 2 || !strings.Contains(errOut, tc.says) {
-				t.Errorf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", tc.args, code, errOut, out, tc.says)
-			}
-		}
-		if l := leftovers(t, port); l != "" {
-			t.Fatalf("left behind: %s", l)
-		}
+		})
 	})
 }
 

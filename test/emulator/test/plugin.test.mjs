@@ -93,6 +93,36 @@ function checkMixedOutput(r, { withLoadstring, immediate, label }) {
   assert.ok(!r.progress.some((l) => l.body.startsWith('[StudioBridge]')), `${label}: no internal lines`)
 }
 
+// A script that prints and warns around a yield, then answers with values
+// of several kinds (a nil among them).
+const plainOutputScript = 'print("one")\nwarn("two")\ntask.wait(0.05)\nprint("three", 3)\nreturn 7, "x", nil, Vector3.new(1, 2, 3)'
+
+// Checks an exec of plainOutputScript in the DataModel label names: its
+// lines streamed in order, then the answer with the same lines and every
+// value (one undo step in the edit DataModel, plugin/README.md, exec).
+function checkPlainOutput(r, label) {
+  assert.equal(r.ok, true, label)
+  assert.deepEqual(
+    r.progress,
+    [
+      { level: 'Print', body: 'one' },
+      { level: 'Warning', body: 'two' },
+      { level: 'Print', body: 'three 3' },
+    ],
+    label,
+  )
+  assert.deepEqual(
+    r.payload,
+    {
+      success: true,
+      logs: r.progress,
+      returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
+      ...(label === 'edit' ? { undoable: true } : {}),
+    },
+    label,
+  )
+}
+
 // Globals persist from one exec to the next in the same DataModel; locals do
 // not; a function defined by one exec prints into the exec that calls it.
 async function checkPersistentGlobals(host, s, label) {
@@ -249,21 +279,7 @@ describe('edit window against a protocol-level host', () => {
   })
 
   test('exec streams output in order, then answers', async () => {
-    const r = await host.call(session, 'exec', {
-      script: 'print("one")\nwarn("two")\ntask.wait(0.05)\nprint("three", 3)\nreturn 7, "x", nil, Vector3.new(1, 2, 3)',
-    })
-    assert.equal(r.ok, true)
-    assert.deepEqual(r.progress, [
-      { level: 'Print', body: 'one' },
-      { level: 'Warning', body: 'two' },
-      { level: 'Print', body: 'three 3' },
-    ])
-    assert.deepEqual(r.payload, {
-      success: true,
-      logs: r.progress,
-      returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
-      undoable: true,
-    })
+    checkPlainOutput(await host.call(session, 'exec', { script: plainOutputScript }), 'edit')
   })
 
   test('exec: compile and runtime errors are results', async () => {
@@ -582,18 +598,7 @@ describe('exec with immediate signals (Workspace.SignalBehavior = Immediate)', (
       const s = await host.sessionFor(c)
       const r = await host.call(s, 'exec', { script: mixedOutputScript(withLoadstring) })
       checkMixedOutput(r, { withLoadstring, immediate: true, label: c })
-      const plain = await host.call(s, 'exec', { script: 'print("one")\nwarn("two")\ntask.wait(0.05)\nprint("three", 3)\nreturn 7' })
-      assert.deepEqual(plain.payload, {
-        success: true,
-        returnValues: [7],
-        logs: [
-          { level: 'Print', body: 'one' },
-          { level: 'Warning', body: 'two' },
-          { level: 'Print', body: 'three 3' },
-        ],
-        ...(c === 'edit' ? { undoable: true } : {}),
-      }, c)
-      assert.deepEqual(plain.progress, plain.payload.logs, c)
+      checkPlainOutput(await host.call(s, 'exec', { script: plainOutputScript }), c)
     }
   })
 
