@@ -36,14 +36,11 @@ func TestInstallAndUninstallPlugin(t *testing.T) {
 
 func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 	port := freePort(t)
+	dir := kit.Files(t, map[string]string{"Obby.rbxl": "place"})
+	place, studio := filepath.Join(dir, "Obby.rbxl"), filepath.Join(dir, "RobloxStudio")
 	// launch starts this wrapper as it would start Studio; it execs the
 	// fake Studio, which cleanup stops
-	studio := filepath.Join(t.TempDir(), "RobloxStudio")
 	kit.StudioScript(t, studio, kit.Build(t, "test/fakeplugin/fakestudio"), `"$@"`)
-	place := filepath.Join(t.TempDir(), "Obby.rbxl")
-	if err := os.WriteFile(place, []byte("place"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("STUDIO_BRIDGE_PORT", port)
 	out, errOut, code := run(t, "launch", place, "--studio-path", studio, "--wait", "20s")
 	if code != 0 || !strings.Contains(out, "Studio is up: Obby [edit]") {
@@ -60,25 +57,18 @@ func TestLaunchWaitsForTheNewStudioSession(t *testing.T) {
 // is looked for, and must be a .rbxl or .rbxlx file; --timeout bounds the
 // wait for the session.
 func TestLaunchRefusesWhatStudioCannotOpen(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(notes, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	folder := filepath.Join(dir, "Obby.rbxl")
-	if err := os.Mkdir(folder, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := kit.Files(t, map[string]string{"notes.txt": "x", "Obby.rbxl/": ""})
 	port := freePort(t)
 	for _, tt := range []struct{ place, want string }{
-		{filepath.Join(dir, "missing.rbxl"), "does not exist"},
-		{notes, "is not a place file: Studio opens .rbxl and .rbxlx files"},
-		{folder, "is a directory, not a place file"},
+		{"missing.rbxl", "does not exist"},
+		{"notes.txt", "is not a place file: Studio opens .rbxl and .rbxlx files"},
+		{"Obby.rbxl", "is a directory, not a place file"},
 	} {
 		// No Studio anywhere: the place is still what is reported.
-		_, errOut, code := run(t, "--port", port, "launch", tt.place, "--studio-path", "")
+		place := filepath.Join(dir, tt.place)
+		_, errOut, code := run(t, "--port", port, "launch", place, "--studio-path", "")
 		if code != exitUsage || !strings.Contains(errOut, tt.want) {
-			t.Errorf("launch %s: exit %d, stderr %q, want %q", tt.place, code, errOut, tt.want)
+			t.Errorf("launch %s: exit %d, stderr %q, want %q", place, code, errOut, tt.want)
 		}
 	}
 
