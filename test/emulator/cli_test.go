@@ -94,14 +94,21 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 func TestLaunchStartsStudio(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
-	// the script execs an emulated window, which cleanup stops
-	script := filepath.Join(t.TempDir(), "RobloxStudio")
-	kit.StudioScript(t, script, nodePath, fmt.Sprintf(`%q --port "$STUDIO_BRIDGE_PORT" --place "$(basename "$1" .rbxl)" --quiet`,
-		filepath.Join(emulatorD, "bin", "studio.mjs")))
+	dir := t.TempDir()
+	script := filepath.Join(dir, "RobloxStudio")
+	// the script notes its pid, which exec hands to the emulator, so that
+	// cleanup stops exactly the process this test started
+	pidFile := filepath.Join(dir, "studio.pid")
+	body := fmt.Sprintf("#!/bin/sh\necho $$ > %q\nexec %q %q --port \"$STUDIO_BRIDGE_PORT\" --place \"$(basename \"$1\" .rbxl)\" --quiet\n",
+		pidFile, nodePath, filepath.Join(emulatorD, "bin", "studio.mjs"))
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	place := filepath.Join(t.TempDir(), "Obby.rbxl")
 	if err := os.WriteFile(place, []byte("<roblox/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stopPidFile(t, pidFile) })
 
 	cmd := exec.Command(kit.Binary(t), "--port", strconv.Itoa(port), "launch", place, "--studio-path", script, "--wait", "30s")
 	cmd.Env = kit.ChildEnv(t, "STUDIO_BRIDGE_PORT="+strconv.Itoa(port))
@@ -112,6 +119,22 @@ func TestLaunchStartsStudio(t *testing.T) {
 	if !strings.Contains(string(out), "Studio is up: Obby [edit]") {
 		t.Fatalf("launch printed:\n%s", out)
 	}
+}
+
+// stopPidFile stops the process whose pid is in pidFile (as closing Studio
+// would; by force if it is still there after 5 s) and waits for it to go.
+func stopPidFile(t *testing.T, pidFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return // never started
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		t.Errorf("pid file %s: %q", pidFile, data)
+		return
+	}
+	kit.StopPID(t, pid)
 }
 
 // startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal

@@ -15,7 +15,7 @@
 //     UseConfigDir gives the whole binary a directory (MainInConfigDir);
 //   - background processes with their output (Start, Proc), a host (Serve),
 //     an emulated Studio window (Studio), stopping processes on every
-//     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
+//     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID, StopPIDFile);
 //   - one-shot processes run to their end, with their output, exit code
 //     and time (Run, and RunEnv off the test's goroutine);
 //   - the fake Studio executable that `launch` starts, stopped at cleanup

@@ -3,8 +3,6 @@ package kit
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -12,7 +10,7 @@ import (
 // `studio-bridge launch --studio-path` starts as it would start Studio: it
 // notes its pid, then execs program (quoted here) with args (shell words,
 // which may use the place file, "$1"), so that the pid is the program's
-// own. At cleanup that process, if it started, is stopped (StopPID):
+// own. At cleanup that process, if it started, is stopped (StopPIDFile):
 // exactly it, never a process matched by name, since a launched Studio
 // outlives the command that launched it, as a real one does. Unix only,
 // like any #! script.
@@ -23,16 +21,5 @@ func StudioScript(tb testing.TB, path, program, args string) {
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		data, err := os.ReadFile(pidFile)
-		if err != nil {
-			return // never started
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-		if err != nil || pid <= 1 {
-			tb.Errorf("pid file %s: %q", pidFile, data)
-			return
-		}
-		StopPID(tb, pid)
-	})
+	tb.Cleanup(func() { StopPIDFile(tb, pidFile) })
 }
