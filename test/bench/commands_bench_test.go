@@ -26,13 +26,11 @@ func timeRounds(b *testing.B, rounds int, cmds ...[]string) [][]time.Duration {
 	out := make([][]time.Duration, len(cmds))
 	for range rounds {
 		for i, argv := range cmds {
-			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Env = childEnv(b)
-			start := time.Now()
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%v: %v\n%s", argv, err, msg)
+			r := kit.Run(b, time.Minute, kit.Options{Env: []string{godebug}, Combined: true}, argv[0], argv[1:]...)
+			if r.Code != 0 {
+				b.Fatalf("%v exited %d:\n%s", argv, r.Code, r.Stdout)
 			}
-			out[i] = append(out[i], time.Since(start))
+			out[i] = append(out[i], r.Took)
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkFrameFlood(b *testing.B) {
 	)
 	port := kit.FreePort(b)
 	host := startServe(b, port)
-	baseRSS, _ := memMB(b, host.PID())
+	baseRSS, _ := benchutil.Memory(b, host.PID())
 
 	head := `{"type":"ping","t":1,"pad":"`
 	big := []byte(head + strings.Repeat("x", protocol.ClientMaxFrameBytes-len(head)-2) + `"}`)
@@ -98,7 +99,7 @@ func BenchmarkFrameFlood(b *testing.B) {
 	for err := range errs {
 		b.Fatalf("%v\n%s", err, logTail(host))
 	}
-	_, peak := memMB(b, host.PID())
+	_, peak := benchutil.Memory(b, host.PID())
 	b.ReportMetric(baseRSS, "base-RSS-MiB")
 	b.ReportMetric(peak, "peak-RSS-MiB")
 	b.ReportMetric(took.Seconds(), "all-answered-s")

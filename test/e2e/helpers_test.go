@@ -1,14 +1,9 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +16,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
+func TestMain(m *testing.M) { kit.Main(m) }
 
 // proc is a studio-bridge process running in the background.
 type proc = kit.Proc
@@ -59,49 +54,29 @@ func serve(t *testing.T, name string, port int, wantHost bool) *proc {
 	return p
 }
 
-// result is a finished one-shot command.
-type result struct {
-	stdout, stderr string
-	code           int
-	took           time.Duration
-}
-
 // run runs a one-shot studio-bridge command and waits for it (at most
 // timeout).
-func run(t *testing.T, timeout time.Duration, extraEnv []string, args ...string) result {
+func run(t *testing.T, timeout time.Duration, extraEnv []string, args ...string) kit.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kit.Binary(t), args...)
-	cmd.Env = kit.ChildEnv(t, extraEnv...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	t0 := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(t0)}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("studio-bridge %s: still running after %s\nstderr:\n%s", strings.Join(args, " "), timeout, r.stderr)
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("studio-bridge %s: %v", strings.Join(args, " "), err)
-	}
-	return r
+	return kit.Run(t, timeout, kit.Options{Env: extraEnv}, kit.Binary(t), args...)
 }
 
 // sessionsJSON runs `sessions --json` as a new process and returns the list.
 func sessionsJSON(t *testing.T, args ...string) []commands.SessionView {
 	t.Helper()
-	r := run(t, 15*time.Second, nil, append([]string{"sessions", "--json"}, args...)...)
-	if r.code != 0 {
-		t.Fatalf("sessions --json exited %d:\n%s", r.code, r.stderr)
+	return sessionsOf(t, run(t, 15*time.Second, nil, append([]string{"sessions", "--json"}, args...)...))
+}
+
+// sessionsOf is the list a finished `sessions --json` printed. It fails t
+// unless the command succeeded and printed one.
+func sessionsOf(t *testing.T, r kit.Result) []commands.SessionView {
+	t.Helper()
+	if r.Code != 0 {
+		t.Fatalf("sessions --json exited %d:\n%s", r.Code, r.Stderr)
 	}
 	var data commands.SessionsData
-	if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
-		t.Fatalf("sessions --json printed no JSON (%v):\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &data); err != nil {
+		t.Fatalf("sessions --json printed no JSON (%v):\n%s", err, r.Stdout)
 	}
 	return data.Sessions
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
-	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
@@ -57,12 +56,12 @@ func TestTopologyAndCalls(t *testing.T) {
 
 	t.Run("sessions table", func(t *testing.T) {
 		r := run(t, 15*time.Second, nil, "sessions", "--port", p)
-		if r.code != 0 {
-			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 		}
 		for _, want := range append([]string{"INSTANCE", "CONTEXT", "Place A (1000)", "Play", "server", "client"}, ids(ps)...) {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("table lacks %q:\n%s", want, r.stdout)
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("table lacks %q:\n%s", want, r.Stdout)
 			}
 		}
 	})
@@ -90,18 +89,18 @@ func TestTopologyAndCalls(t *testing.T) {
 	t.Run("call --session reaches that plugin", func(t *testing.T) {
 		for _, pl := range ps {
 			r := run(t, 15*time.Second, nil, "call", "--port", p, "--session", pl.id, "echo", `{"x":1}`)
-			if r.code != 0 {
-				t.Fatalf("call to %s exited %d:\n%s", pl.name, r.code, r.stderr)
+			if r.Code != 0 {
+				t.Fatalf("call to %s exited %d:\n%s", pl.name, r.Code, r.Stderr)
 			}
-			if want := `{"from":"` + pl.name + `","echo":{"x":1}}`; !sameJSON(r.stdout, want) {
-				t.Fatalf("call to %s printed %q, want %s", pl.name, r.stdout, want)
+			if want := `{"from":"` + pl.name + `","echo":{"x":1}}`; !sameJSON(r.Stdout, want) {
+				t.Fatalf("call to %s printed %q, want %s", pl.name, r.Stdout, want)
 			}
 		}
 		// Flags after the positionals work too.
 		pl := byName(ps, "A/edit")
 		r := run(t, 15*time.Second, nil, "call", "echo", `{"y":2}`, "--session", pl.id, "--port", p)
-		if r.code != 0 || !sameJSON(r.stdout, `{"from":"A/edit","echo":{"y":2}}`) {
-			t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+		if r.Code != 0 || !sameJSON(r.Stdout, `{"from":"A/edit","echo":{"y":2}}`) {
+			t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.Code, r.Stdout, r.Stderr)
 		}
 	})
 
@@ -129,29 +128,29 @@ func TestTopologyAndCalls(t *testing.T) {
 		// no context, or one both windows have: the resolver cannot choose
 		for _, args := range [][]string{{"echo"}, {"echo", "--context", "edit"}} {
 			r := run(t, 15*time.Second, nil, append([]string{"call", "--port", p}, args...)...)
-			if r.code != 3 {
-				t.Fatalf("call %v: exit %d, want 3:\n%s", args, r.code, r.stderr)
+			if r.Code != 3 {
+				t.Fatalf("call %v: exit %d, want 3:\n%s", args, r.Code, r.Stderr)
 			}
-			if !strings.Contains(r.stderr, "Multiple Studio instances connected. Specify a sessionId.") {
-				t.Fatalf("call %v: stderr:\n%s", args, r.stderr)
+			if !strings.Contains(r.Stderr, "Multiple Studio instances connected. Specify a sessionId.") {
+				t.Fatalf("call %v: stderr:\n%s", args, r.Stderr)
 			}
 			for _, want := range append([]string{"INSTANCE", "--session"}, ids(ps)...) {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("call %v: session table on stderr lacks %q:\n%s", args, want, r.stderr)
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("call %v: session table on stderr lacks %q:\n%s", args, want, r.Stderr)
 				}
 			}
-			if r.stdout != "" {
-				t.Errorf("call %v: stdout %q", args, r.stdout)
+			if r.Stdout != "" {
+				t.Errorf("call %v: stdout %q", args, r.Stdout)
 			}
 		}
 		// an explicit context only one window has picks that window
-		if r := run(t, 15*time.Second, nil, "call", "--port", p, "--context", "server", "echo"); r.code != 0 || !strings.Contains(r.stdout, `"from":"B/server"`) {
-			t.Fatalf("--context server with one window in Play: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+		if r := run(t, 15*time.Second, nil, "call", "--port", p, "--context", "server", "echo"); r.Code != 0 || !strings.Contains(r.Stdout, `"from":"B/server"`) {
+			t.Fatalf("--context server with one window in Play: exit %d, stdout %q, stderr:\n%s", r.Code, r.Stdout, r.Stderr)
 		}
 		for _, id := range []string{"nope", "3f2c7a52-0000-4000-8000-000000000000"} {
 			r := run(t, 15*time.Second, nil, "call", "--port", p, "--session", id, "echo")
-			if r.code != 3 || !strings.Contains(r.stderr, "Session not found: "+id) {
-				t.Fatalf("unknown session %s: exit %d, stderr:\n%s", id, r.code, r.stderr)
+			if r.Code != 3 || !strings.Contains(r.Stderr, "Session not found: "+id) {
+				t.Fatalf("unknown session %s: exit %d, stderr:\n%s", id, r.Code, r.Stderr)
 			}
 		}
 	})
@@ -173,8 +172,8 @@ func TestTopologyAndCalls(t *testing.T) {
 			{nil, "B/edit"}, // call is read-only: edit by default in Play mode
 		} {
 			r := run(t, 15*time.Second, nil, append([]string{"call", "--port", p, "echo", `{"z":3}`}, tt.args...)...)
-			if r.code != 0 || !sameJSON(r.stdout, `{"from":"`+tt.want+`","echo":{"z":3}}`) {
-				t.Fatalf("call %v: exit %d, stdout %q, stderr:\n%s", tt.args, r.code, r.stdout, r.stderr)
+			if r.Code != 0 || !sameJSON(r.Stdout, `{"from":"`+tt.want+`","echo":{"z":3}}`) {
+				t.Fatalf("call %v: exit %d, stdout %q, stderr:\n%s", tt.args, r.Code, r.Stdout, r.Stderr)
 			}
 		}
 	})
@@ -235,8 +234,8 @@ func TestKill9Failover(t *testing.T) {
 	}
 	// And the new host relays calls.
 	r := run(t, 15*time.Second, nil, "call", "--port", strconv.Itoa(port), "--session", byName(ps, "B/server").id, "echo", `{"after":"kill"}`)
-	if r.code != 0 || !sameJSON(r.stdout, `{"from":"B/server","echo":{"after":"kill"}}`) {
-		t.Fatalf("call after failover: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	if r.Code != 0 || !sameJSON(r.Stdout, `{"from":"B/server","echo":{"after":"kill"}}`) {
+		t.Fatalf("call after failover: exit %d, stdout %q, stderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
 
@@ -264,18 +263,11 @@ func TestFreshProcessAfterKill9(t *testing.T) {
 			}
 			r := run(t, 15*time.Second, nil, "sessions", "--json", "--port", p, "--log-level", "info")
 			took := time.Since(killed)
-			if r.code != 0 {
-				t.Fatalf("sessions exited %d:\n%s", r.code, r.stderr)
-			}
-			var data commands.SessionsData
-			if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
-				t.Fatalf("sessions --json printed no JSON (%v):\n%s", err, r.stdout)
-			}
-			if why := sessionsMatch(infos(data.Sessions), ps); why != "" {
+			if why := sessionsMatch(infos(sessionsOf(t, r)), ps); why != "" {
 				t.Fatalf("fresh process after kill -9: %s", why)
 			}
 			t.Logf("fresh `sessions` listed all 4 sessions %s after kill -9 (won the port: %v)",
-				took.Round(time.Millisecond), strings.Contains(r.stderr, "serving as the bridge host"))
+				took.Round(time.Millisecond), strings.Contains(r.Stderr, "serving as the bridge host"))
 			// Not a speed target (that is BenchmarkFailoverFreshProcess): the
 			// process must not have waited out the grace.
 			if took >= bridge.ResolveGrace {
@@ -373,12 +365,12 @@ func TestPortSelection(t *testing.T) {
 	} {
 		t.Run("stranger/"+tt.name, func(t *testing.T) {
 			r := run(t, 15*time.Second, tt.env, tt.args...)
-			if r.code != 3 {
-				t.Fatalf("exit %d, want 3:\n%s", r.code, r.stderr)
+			if r.Code != 3 {
+				t.Fatalf("exit %d, want 3:\n%s", r.Code, r.Stderr)
 			}
 			for _, want := range []string{"port " + sp, "--port", "STUDIO_BRIDGE_PORT", "not a studio-bridge host"} {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 				}
 			}
 		})
@@ -408,16 +400,7 @@ func TestPortSelection(t *testing.T) {
 				args = []string{"--port", p, "sessions", "--json"}
 			}
 			r := run(t, 15*time.Second, tt.env, args...)
-			if r.code != 0 {
-				t.Fatalf("exit %d:\n%s", r.code, r.stderr)
-			}
-			var data struct {
-				Sessions []protocol.SessionInfo `json:"sessions"`
-			}
-			if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
-				t.Fatalf("stdout: %v\n%s", err, r.stdout)
-			}
-			if why := sessionsMatch(data.Sessions, ps); why != "" {
+			if why := sessionsMatch(infos(sessionsOf(t, r)), ps); why != "" {
 				t.Fatal(why)
 			}
 		})
@@ -437,22 +420,22 @@ func TestPortSelection(t *testing.T) {
 			{"call", "--remote", "127.0.0.1:" + d, "echo"},
 		} {
 			r := run(t, 15*time.Second, nil, args...)
-			if r.code != 3 {
-				t.Fatalf("%v: exit %d, want 3:\nstdout %q\nstderr %s", args, r.code, r.stdout, r.stderr)
+			if r.Code != 3 {
+				t.Fatalf("%v: exit %d, want 3:\nstdout %q\nstderr %s", args, r.Code, r.Stdout, r.Stderr)
 			}
-			if !strings.Contains(r.stderr, "127.0.0.1:"+d) || !strings.Contains(r.stderr, "--remote") {
-				t.Errorf("%v: stderr does not name the remote and the flag:\n%s", args, r.stderr)
+			if !strings.Contains(r.Stderr, "127.0.0.1:"+d) || !strings.Contains(r.Stderr, "--remote") {
+				t.Errorf("%v: stderr does not name the remote and the flag:\n%s", args, r.Stderr)
 			}
-			if r.took > 3*time.Second {
-				t.Errorf("%v: took %s to fail", args, r.took.Round(time.Millisecond))
+			if r.Took > 3*time.Second {
+				t.Errorf("%v: took %s to fail", args, r.Took.Round(time.Millisecond))
 			}
 		}
 	})
 
 	t.Run("--remote to a stranger fails", func(t *testing.T) {
 		r := run(t, 15*time.Second, nil, "sessions", "--remote", "127.0.0.1:"+sp)
-		if r.code != 3 || !strings.Contains(r.stderr, "127.0.0.1:"+sp) {
-			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		if r.Code != 3 || !strings.Contains(r.Stderr, "127.0.0.1:"+sp) {
+			t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 		}
 	})
 }
@@ -472,12 +455,12 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
 			r := run(t, 15*time.Second, nil, tt.args...)
-			if r.code != 2 {
-				t.Fatalf("exit %d, want 2:\n%s", r.code, r.stderr)
+			if r.Code != 2 {
+				t.Fatalf("exit %d, want 2:\n%s", r.Code, r.Stderr)
 			}
 			for _, want := range tt.want {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 				}
 			}
 		})

@@ -37,17 +37,17 @@ func TestStoppedHostIsNamed(t *testing.T) {
 	pid := strconv.Itoa(host.PID())
 	for _, args := range [][]string{{"sessions"}, {"exec", "print(1)"}} {
 		r := run(t, 30*time.Second, nil, append(args, "--port", p)...)
-		t.Logf("%v with the host stopped: exit %d after %s: %s", args, r.code, r.took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
-		if r.code != 3 {
-			t.Errorf("%v with the host stopped: exit %d, want 3; stderr:\n%s", args, r.code, r.stderr)
+		t.Logf("%v with the host stopped: exit %d after %s: %s", args, r.Code, r.Took.Round(time.Millisecond), strings.TrimSpace(r.Stderr))
+		if r.Code != 3 {
+			t.Errorf("%v with the host stopped: exit %d, want 3; stderr:\n%s", args, r.Code, r.Stderr)
 		}
 		for _, want := range []string{"studio-bridge host (pid " + pid + ")", "does not answer", "kill -CONT " + pid} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("%v with the host stopped: stderr does not say %q:\n%s", args, want, r.stderr)
+			if !strings.Contains(r.Stderr, want) {
+				t.Errorf("%v with the host stopped: stderr does not say %q:\n%s", args, want, r.Stderr)
 			}
 		}
-		if strings.Contains(r.stderr, "another program") {
-			t.Errorf("%v calls the stopped host another program:\n%s", args, r.stderr)
+		if strings.Contains(r.Stderr, "another program") {
+			t.Errorf("%v calls the stopped host another program:\n%s", args, r.Stderr)
 		}
 	}
 
@@ -55,7 +55,7 @@ func TestStoppedHostIsNamed(t *testing.T) {
 	if err := syscall.Kill(host.PID(), syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, 30*time.Second, nil, "sessions", "--port", p); r.code != 0 {
-		t.Fatalf("sessions after SIGCONT: exit %d:\n%s", r.code, r.stderr)
+	if r := run(t, 30*time.Second, nil, "sessions", "--port", p); r.Code != 0 {
+		t.Fatalf("sessions after SIGCONT: exit %d:\n%s", r.Code, r.Stderr)
 	}
 }

@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -28,20 +25,20 @@ func TestRemoteClientNeedsTheHostsToken(t *testing.T) {
 
 	r := run(t, 15*time.Second, []string{elsewhere}, "sessions", "--remote", remote)
 	tokenFile := filepath.Join(kit.ConfigDir(t), authtoken.FileName)
-	if r.code != 3 || !strings.Contains(r.stderr, "wrong token") || !strings.Contains(r.stderr, tokenFile) {
-		t.Fatalf("another user's token: exit %d, stderr:\n%s\nwant exit 3, naming %s", r.code, r.stderr, tokenFile)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "wrong token") || !strings.Contains(r.Stderr, tokenFile) {
+		t.Fatalf("another user's token: exit %d, stderr:\n%s\nwant exit 3, naming %s", r.Code, r.Stderr, tokenFile)
 	}
 
 	tok := run(t, 15*time.Second, nil, "token")
-	if tok.code != 0 || strings.TrimSpace(tok.stdout) != kit.Token(t).Value {
-		t.Fatalf("token beside the host: exit %d, %q", tok.code, tok.stdout)
+	if tok.Code != 0 || strings.TrimSpace(tok.Stdout) != kit.Token(t).Value {
+		t.Fatalf("token beside the host: exit %d, %q", tok.Code, tok.Stdout)
 	}
-	r = run(t, 15*time.Second, []string{elsewhere, authtoken.EnvToken + "=" + strings.TrimSpace(tok.stdout)},
+	r = run(t, 15*time.Second, []string{elsewhere, authtoken.EnvToken + "=" + strings.TrimSpace(tok.Stdout)},
 		"sessions", "--remote", remote)
-	if r.code != 0 {
-		t.Fatalf("with %s: exit %d, stderr:\n%s", authtoken.EnvToken, r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("with %s: exit %d, stderr:\n%s", authtoken.EnvToken, r.Code, r.Stderr)
 	}
-	if strings.Contains(r.stderr, tok.stdout) {
+	if strings.Contains(r.Stderr, tok.Stdout) {
 		t.Fatal("the token appears in a client's output")
 	}
 }
@@ -53,21 +50,31 @@ func TestRacingProcessesMakeOneToken(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "fresh-config")
 	env := []string{authtoken.EnvConfigDir + "=" + dir}
 	const n = 6
-	outs := make(chan result, n)
+	type outcome struct {
+		kit.Result
+		err error
+	}
+	outs := make(chan outcome, n)
 	bin, childEnv := kit.Binary(t), kit.ChildEnv(t, env...) // built and made here, not in the goroutines
 	for range n {
-		go func() { outs <- runQuiet(bin, childEnv, "token") }()
+		go func() {
+			r, err := kit.RunEnv(childEnv, 15*time.Second, bin, "token")
+			outs <- outcome{r, err}
+		}()
 	}
 	var first string
 	for range n {
 		r := <-outs
-		if r.code != 0 || len(strings.TrimSpace(r.stdout)) != 43 {
-			t.Fatalf("token: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.Code != 0 || len(strings.TrimSpace(r.Stdout)) != 43 {
+			t.Fatalf("token: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 		}
 		if first == "" {
-			first = r.stdout
-		} else if r.stdout != first {
-			t.Fatalf("racing processes printed different tokens: %q and %q", first, r.stdout)
+			first = r.Stdout
+		} else if r.Stdout != first {
+			t.Fatalf("racing processes printed different tokens: %q and %q", first, r.Stdout)
 		}
 	}
 	fi, err := os.Stat(filepath.Join(dir, authtoken.FileName))
@@ -77,25 +84,4 @@ func TestRacingProcessesMakeOneToken(t *testing.T) {
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file mode %04o", fi.Mode().Perm())
 	}
-}
-
-// runQuiet is run for a goroutine: it reports a failure as a result
-// rather than with t.Fatal, which only the test's goroutine may call.
-func runQuiet(bin string, env []string, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if err != nil {
-		r.code = -1
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.code = ee.ExitCode()
-		}
-		r.stderr += err.Error()
-	}
-	return r
 }

@@ -61,8 +61,8 @@ func TestV2FourMegabyteScriptThroughTheCLI(t *testing.T) {
 	}
 	r := run(t, 60*time.Second, nil, "exec", "--port", strconv.Itoa(port), "--session", ids[protocol.ContextEdit], "--json", file)
 	sum := sha256.Sum256([]byte(script))
-	if r.code != 0 || !strings.Contains(r.stdout, hex.EncodeToString(sum[:])) || !strings.Contains(r.stdout, strconv.Itoa(len(script))) {
-		t.Fatalf("exec of a %d-byte script: exit %d\nstdout: %.500s\nstderr: %s", len(script), r.code, r.stdout, r.stderr)
+	if r.Code != 0 || !strings.Contains(r.Stdout, hex.EncodeToString(sum[:])) || !strings.Contains(r.Stdout, strconv.Itoa(len(script))) {
+		t.Fatalf("exec of a %d-byte script: exit %d\nstdout: %.500s\nstderr: %s", len(script), r.Code, r.Stdout, r.Stderr)
 	}
 }
 

@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 			setupErr = json.Unmarshal(rawFix, &fixture)
 		}
 	}
-	os.Exit(kit.Main(m))
+	kit.Main(m)
 }
 
 func checkNode() error {

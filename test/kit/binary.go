@@ -83,11 +83,11 @@ func Binary(tb testing.TB) string {
 }
 
 // Main runs the tests and removes the binary Binary built. A package's
-// TestMain is `os.Exit(kit.Main(m))`.
-func Main(m *testing.M) int {
-	code := m.Run()
+// TestMain is `kit.Main(m)`: when TestMain returns, the test binary exits
+// with m.Run's code.
+func Main(m *testing.M) {
+	m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
-	return code
 }

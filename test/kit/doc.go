@@ -15,7 +15,11 @@
 //     UseConfigDir gives the whole binary a directory (MainInConfigDir);
 //   - background processes with their output (Start, Proc), a host (Serve),
 //     an emulated Studio window (Studio), stopping processes on every
-//     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID);
+//     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID, StopPIDFile);
+//   - one-shot processes run to their end, with their output, exit code
+//     and time (Run, and RunEnv off the test's goroutine);
+//   - the fake Studio executable that `launch` starts, stopped at cleanup
+//     (StudioScript), and trees of fixture files (Files);
 //   - fake plugins, waiting for the host's welcome (Plugin, Fleet) or not
 //     (StartPlugin, FakeStudio), a fake protocol-v2 window (Window), polling
 //     (WaitFor) and the host's /health (Health, WaitHealth);

@@ -14,7 +14,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-func TestMain(m *testing.M) { os.Exit(kit.Main(m)) }
+func TestMain(m *testing.M) { kit.Main(m) }
 
 // build returns the studio-bridge binary, checking first that the official
 // client's Node packages are here.
