@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -17,32 +16,8 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-// binary is the studio-bridge executable built by TestMain.
-var binary string
-
-func TestMain(m *testing.M) {
-	os.Exit(build(m))
-}
-
-func build(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "studio-bridge-cloud-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cloud e2e:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if binary, err = kit.BuildBinary(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "cloud e2e:", err)
-		return 1
-	}
-	return m.Run()
-}
-
-// run is one finished studio-bridge process.
-type run struct {
-	stdout, stderr string
-	code           int
-}
+// TestMain removes the binary the tests built (kit.Binary).
+func TestMain(m *testing.M) { kit.Main(m) }
 
 // bridgePort listens where a bridge host would, counting connections: exec
 // --cloud must never join or start one.
@@ -91,7 +66,7 @@ func env(t *testing.T, s *cloudtest.Server, bp *bridgePort, extra ...string) []s
 // start starts the binary.
 func start(t *testing.T, environ []string, stdout, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(kit.Binary(t), args...)
 	cmd.Env = environ
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -114,16 +89,13 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // runBinary runs the binary to its end (within a minute).
-func runBinary(t *testing.T, environ []string, args ...string) run {
+func runBinary(t *testing.T, environ []string, args ...string) kit.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = environ
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	code := exitCode(t, cmd.Run())
-	return run{stdout: out.String(), stderr: errb.String(), code: code}
+	r, err := kit.RunEnv(environ, time.Minute, kit.Binary(t), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // lines splits output into lines, dropping the last empty one.

@@ -91,20 +91,20 @@ func TestExecCloud(t *testing.T) {
 			}
 			args = append(append(args, rest...), script)
 			r := runBinary(t, env(t, s, bp, tc.env...), args...)
-			if r.code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
+			if r.Code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, tc.code, r.Stdout, r.Stderr)
 			}
-			if tc.stdout != nil && strings.Join(lines(r.stdout), "|") != strings.Join(tc.stdout, "|") {
-				t.Fatalf("stdout %q, want %q\nstderr:\n%s", lines(r.stdout), tc.stdout, r.stderr)
+			if tc.stdout != nil && strings.Join(lines(r.Stdout), "|") != strings.Join(tc.stdout, "|") {
+				t.Fatalf("stdout %q, want %q\nstderr:\n%s", lines(r.Stdout), tc.stdout, r.Stderr)
 			}
 			for _, w := range tc.stderr {
-				if !strings.Contains(r.stderr, w) {
-					t.Fatalf("stderr does not say %q:\n%s", w, r.stderr)
+				if !strings.Contains(r.Stderr, w) {
+					t.Fatalf("stderr does not say %q:\n%s", w, r.Stderr)
 				}
 			}
 			for _, w := range tc.notOut {
-				if strings.Contains(r.stdout, w) {
-					t.Fatalf("stdout has %q:\n%s", w, r.stdout)
+				if strings.Contains(r.Stdout, w) {
+					t.Fatalf("stdout has %q:\n%s", w, r.Stdout)
 				}
 			}
 			if n := len(s.Requests()); tc.requests >= 0 && n != tc.requests {
@@ -119,7 +119,7 @@ func TestExecCloud(t *testing.T) {
 			if n := bp.dials.Load(); n != 0 {
 				t.Fatalf("exec --cloud touched the bridge port %d times", n)
 			}
-			for _, out := range []string{r.stdout, r.stderr} {
+			for _, out := range []string{r.Stdout, r.Stderr} {
 				if strings.Contains(out, cloudtest.Key) || strings.Contains(out, "not-the-key-0000") {
 					t.Fatalf("the API key is in the output:\n%s", out)
 				}
@@ -135,12 +135,12 @@ func TestExecCloudJSON(t *testing.T) {
 		s.Default = cloudtest.Outcome{Results: []any{7, map[string]any{"a": "b"}}, Logs: logs}
 	})
 	r := runBinary(t, env(t, s, newBridgePort(t)), "exec", "--cloud", "--json", "return 7")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
-	ls := lines(r.stdout)
+	ls := lines(r.Stdout)
 	if len(ls) != len(logs)+1 {
-		t.Fatalf("%d stdout lines, want one per log line and the document:\n%s", len(ls), r.stdout)
+		t.Fatalf("%d stdout lines, want one per log line and the document:\n%s", len(ls), r.Stdout)
 	}
 	wantLevels := []string{"Print", "Warning", "Error", "Info", "Print"}
 	for i, l := range ls[:len(logs)] {
@@ -176,8 +176,8 @@ func TestExecCloudJSON(t *testing.T) {
 		Error    string `json:"error"`
 		TaskPath string `json:"taskPath"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &fail); err != nil || r.code != 1 || fail.Success || fail.Error != "oops" || fail.TaskPath == "" {
-		t.Fatalf("exit %d, stdout %s: %v", r.code, r.stdout, err)
+	if err := json.Unmarshal([]byte(r.Stdout), &fail); err != nil || r.Code != 1 || fail.Success || fail.Error != "oops" || fail.TaskPath == "" {
+		t.Fatalf("exit %d, stdout %s: %v", r.Code, r.Stdout, err)
 	}
 }
 
@@ -192,8 +192,8 @@ func TestExecCloudPlaceFile(t *testing.T) {
 		}
 		r := runBinary(t, env(t, s, newBridgePort(t)), "exec", "--cloud", "--place-file", file, "--json", "return 1")
 		s.Close()
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, r.Code, r.Stderr)
 		}
 		ups := s.Uploads()
 		if len(ups) != 1 || string(ups[0]) != string(body) {
@@ -210,8 +210,8 @@ func TestExecCloudPlaceFile(t *testing.T) {
 	s.Set(func(s *cloudtest.Server) { s.Locked = true })
 	file := filepath.Join(dir, "build.rbxl")
 	r := runBinary(t, env(t, s, newBridgePort(t)), "exec", "--cloud", "--place-file", file, "return 1")
-	if r.code != 3 || !strings.Contains(r.stderr, "locked") || len(s.Tasks()) != 0 {
-		t.Fatalf("locked place: exit %d, %d tasks\n%s", r.code, len(s.Tasks()), r.stderr)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "locked") || len(s.Tasks()) != 0 {
+		t.Fatalf("locked place: exit %d, %d tasks\n%s", r.Code, len(s.Tasks()), r.Stderr)
 	}
 }
 
@@ -229,9 +229,9 @@ func TestExecCloudManyLines(t *testing.T) {
 		s.PageSize = 4000
 	})
 	r := runBinary(t, env(t, s, newBridgePort(t)), "exec", "--cloud", "--json", "return 1")
-	ls := lines(r.stdout)
-	if r.code != 0 || len(ls) != len(many)+1 {
-		t.Fatalf("exit %d, %d stdout lines\n%s", r.code, len(ls), r.stderr)
+	ls := lines(r.Stdout)
+	if r.Code != 0 || len(ls) != len(many)+1 {
+		t.Fatalf("exit %d, %d stdout lines\n%s", r.Code, len(ls), r.Stderr)
 	}
 	var doc struct {
 		Logs        []json.RawMessage `json:"logs"`
@@ -242,5 +242,52 @@ func TestExecCloudManyLines(t *testing.T) {
 	}
 	if n := s.Count("GET", "/logs"); n != 3 {
 		t.Fatalf("%d log pages read, want 3", n)
+	}
+}
+
+// test --cloud --place-file --root: uploads the place, runs the runner as
+// one task against that version, reports as locally (exit 1 for a failed
+// test), never touching the bridge.
+func TestTestCloud(t *testing.T) {
+	s := cloudtest.New()
+	defer s.Close()
+	s.Set(func(s *cloudtest.Server) {
+		s.Default = cloudtest.Outcome{Results: []any{cloudtest.RunnerAnswer("ReplicatedStorage.Tests", "Expected 3, got 2")}}
+	})
+	place := filepath.Join(t.TempDir(), "build.rbxl")
+	if err := os.WriteFile(place, []byte("place"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bp := newBridgePort(t)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	r := runBinary(t, env(t, s, bp), "test", "--cloud", "--place-file", place, "--root", "ReplicatedStorage.Tests", "--json", "--junit", junit)
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1 (a test failed)\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var doc struct {
+		Passed, Failed int
+		Tests          []struct{ Name, Status, File, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatalf("stdout is not the document: %v\n%s", err, r.Stdout)
+	}
+	if doc.Passed != 1 || doc.Failed != 1 || doc.Tests[1].Message != "ReplicatedStorage.Tests.math.spec:7: Expected 3, got 2" {
+		t.Fatalf("%+v", doc)
+	}
+	tasks := s.Tasks()
+	if len(tasks) != 1 || tasks[0].Version != 8 || !strings.Contains(tasks[0].Script, `root="ReplicatedStorage.Tests"`) {
+		t.Fatalf("tasks: %+v", tasks)
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `failures="1"`) {
+		t.Fatalf("junit: %v %s", err, x)
+	}
+	if bp.dials.Load() != 0 {
+		t.Fatal("test --cloud touched the bridge port")
+	}
+
+	// Spec files from disk are refused in the cloud, before any request.
+	r = runBinary(t, env(t, s, bp), "test", "--cloud", "tests")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "give --root") || len(s.Tasks()) != 1 {
+		t.Fatalf("disk specs: exit %d\n%s", r.Code, r.Stderr)
 	}
 }
