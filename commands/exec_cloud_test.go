@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/studio-bridge/studio-bridge/cloud"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // Each cloud failure carries the protocol code that picks its documented
@@ -47,19 +47,8 @@ func TestCloudErrorCodes(t *testing.T) {
 
 // Everything checkCloud can refuse is a usage error, before any request.
 func TestCheckCloudUsage(t *testing.T) {
-	dir := t.TempDir()
-	place := filepath.Join(dir, "p.rbxl")
-	if err := os.WriteFile(place, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "e.rbxlx")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	folder := filepath.Join(dir, "d.rbxl")
-	if err := os.Mkdir(folder, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	dir := kit.Files(t, map[string]string{"p.rbxl": "x", "e.rbxlx": "", "d.rbxl/": ""})
+	place, empty, folder := filepath.Join(dir, "p.rbxl"), filepath.Join(dir, "e.rbxlx"), filepath.Join(dir, "d.rbxl")
 	ok := map[string]string{EnvAPIKey: "k", EnvUniverseID: "1", EnvPlaceID: "2", EnvOpenCloudURL: ""}
 	cases := []struct {
 		name string

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,25 +97,10 @@ func TestTestDataFitCutsMessages(t *testing.T) {
 	}
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // Specs and the helpers beside them are mounted with their folders; Wally
 // package folders, hidden folders and Scripts are not.
 func TestSpecTreeKeepsFolders(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := kit.Files(t, map[string]string{
 		"tests/a.spec.luau":               "return function() end",
 		"tests/shared/Helper.luau":        "return {}",
 		"tests/nested/deep/b.spec.lua":    "return function() end",
@@ -168,7 +152,7 @@ func TestSpecTreeKeepsFolders(t *testing.T) {
 }
 
 func TestSpecTreeRefuses(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := kit.Files(t, map[string]string{
 		"a/x.spec.luau": "return function() end",
 		"a/x.spec.lua":  "return function() end",
 		"b/Helper.luau": "return {}",
@@ -301,7 +285,7 @@ func TestTestCloud(t *testing.T) {
 
 // A run too large for any plugin is refused before anything is sent.
 func TestTestRefusesOversizedRuns(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
+	dir := kit.Files(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
 	t.Chdir(dir)
 	_, err := Test.Run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
 	var ue UsageError
