@@ -1,27 +1,28 @@
-//go:build unix
+//go:build linux || darwin
 
 package ptytest
 
 import (
 	"os"
 	"os/exec"
-	"testing"
 )
 
-// start runs cmd on the slave of a new pseudo-terminal, as its controlling
-// terminal, and returns the master twice (the output read into the Screen
-// and the input typed into) with the running program.
-func start(t testing.TB, cmd *exec.Cmd) (out, keys *os.File, p process) {
-	t.Helper()
-	master, slave := Open(t)
+// startProcess runs cmd on the slave of a new pseudo-terminal, as its
+// controlling terminal, and returns the master twice (the output read into
+// the Screen and the input typed into) with the running program.
+func startProcess(cmd *exec.Cmd) (out, keys *os.File, p process, err error) {
+	master, slave, err := openPTY()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	Attach(cmd, slave)
-	err := cmd.Start()
+	err = cmd.Start()
 	_ = slave.Close() // the child has its own copy; ours would keep the master from seeing it exit
 	if err != nil {
 		_ = master.Close()
-		t.Fatalf("ptytest: start %s: %v", cmd.Path, err)
+		return nil, nil, nil, err
 	}
-	return master, master, unixProcess{cmd: cmd, master: master}
+	return master, master, unixProcess{cmd: cmd, master: master}, nil
 }
 
 // unixProcess is a program started with os/exec on a pseudo-terminal.

@@ -3,7 +3,7 @@ package ptytest
 // Windows has no pseudo-terminal file pair: a pseudo console (ConPTY) is a
 // console host process fed and read through two pipes, and a program uses it
 // only if CreateProcess starts it with PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE,
-// which os/exec cannot pass. So start does by hand what Microsoft's
+// which os/exec cannot pass. So startProcess does by hand what Microsoft's
 // "Creating a Pseudoconsole session" describes (learn.microsoft.com,
 // windows/console/creating-a-pseudoconsole-session).
 //
@@ -18,21 +18,20 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
-// start runs cmd in a new 120×40 pseudo console and returns the read end of
-// its output pipe, the write end of its input pipe and the running program.
-func start(t testing.TB, cmd *exec.Cmd) (out, keys *os.File, p process) {
-	t.Helper()
+// startProcess runs cmd in a new 120×40 pseudo console and returns the
+// read end of its output pipe, the write end of its input pipe and the
+// running program.
+func startProcess(cmd *exec.Cmd) (out, keys *os.File, p process, err error) {
 	c, err := startConPTY(cmd)
 	if err != nil {
-		t.Fatalf("ptytest: start %s in a pseudo console: %v", cmd.Path, err)
+		return nil, nil, nil, err
 	}
-	return c.out, c.keys, c
+	return c.out, c.keys, c, nil
 }
 
 // conPTY is a program attached to a pseudo console.

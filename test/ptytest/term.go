@@ -44,7 +44,10 @@ func Start(t testing.TB, cmd *exec.Cmd) *Term {
 	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil || cmd.SysProcAttr != nil {
 		t.Fatalf("ptytest.Start(%s): leave Stdin, Stdout, Stderr and SysProcAttr unset: the terminal provides them", cmd.Path)
 	}
-	out, keys, p := start(t, cmd)
+	out, keys, p, err := startProcess(cmd)
+	if err != nil {
+		t.Fatalf("ptytest: start %s in a terminal: %v", cmd.Path, err)
+	}
 	term := &Term{Screen: Record(out), keys: keys, exited: make(chan struct{})}
 	go func() {
 		term.err = p.wait()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,64 +13,61 @@ import (
 	"golang.org/x/term"
 )
 
-// childEnv, when set, makes the test binary the program under test instead
-// of running the tests: "echo" or "sleep" (see runChild).
+// childEnv, when set, makes the test binary the program under test
+// (runChild) instead of running the tests.
 const childEnv = "PTYTEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(childEnv); mode != "" {
-		os.Exit(runChild(mode))
+	if os.Getenv(childEnv) != "" {
+		os.Exit(runChild())
 	}
 	goleak.VerifyTestMain(m)
 }
 
 // runChild is the program Start runs in these tests. It says whether its
-// stdin, stdout and stderr are terminals; then "echo" answers each line typed
-// with "got [line]" until a line "exit N" ends it with status N, and "sleep"
-// ignores its terminal until it is killed.
-func runChild(mode string) int {
+// stdin, stdout and stderr are terminals, then answers each line typed with
+// "got [line]" until a line "exit N" ends it with status N.
+func runChild() int {
 	fmt.Printf("ready: terminals %t %t %t\n", term.IsTerminal(int(os.Stdin.Fd())), term.IsTerminal(int(os.Stdout.Fd())), term.IsTerminal(int(os.Stderr.Fd())))
-	if mode == "sleep" {
-		time.Sleep(time.Hour)
-		return 1
-	}
-	lines := bufio.NewScanner(os.Stdin)
+	lines := bufio.NewScanner(os.Stdin) // drops the "\r" a Windows console ends lines with
 	for lines.Scan() {
-		line := strings.TrimSuffix(lines.Text(), "\r")
-		if code, ok := strings.CutPrefix(line, "exit "); ok {
-			n, _ := strconv.Atoi(code)
-			return n
+		var code int
+		if _, err := fmt.Sscanf(lines.Text(), "exit %d", &code); err == nil {
+			return code
 		}
-		fmt.Printf("got [%s]\n", line)
+		fmt.Printf("got [%s]\n", lines.Text())
 	}
 	return 2 // end of input without "exit"
 }
 
-// child is the test binary run as runChild in mode.
-func child(mode string) *exec.Cmd {
+// startChild runs the test binary as runChild in a terminal of its own and
+// waits until it is ready.
+func startChild(t *testing.T) *Term {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"="+mode)
-	return cmd
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	tty := Start(t, cmd)
+	tty.WaitFor(t, "ready: terminals true true true")
+	return tty
 }
 
 // TestStart types lines into a child on a terminal and reads its answers,
 // then types the line that ends it and checks the exit status Wait reports.
 func TestStart(t *testing.T) {
 	for _, tc := range []struct {
-		code int
+		exit string // the line that ends the child
 		want string // in Wait's error; "" for none
 	}{
-		{0, ""},
-		{3, "exit status 3"},
+		{"exit 0", ""},
+		{"exit 3", "exit status 3"},
 	} {
-		t.Run(strconv.Itoa(tc.code), func(t *testing.T) {
-			tty := Start(t, child("echo"))
-			tty.WaitFor(t, "ready: terminals true true true")
+		t.Run(tc.exit, func(t *testing.T) {
+			tty := startChild(t)
 			tty.Type(t, "hello\r")
 			tty.WaitFor(t, "got [hello]")
 			tty.Type(t, "two words\r")
 			tty.WaitFor(t, "got [two words]")
-			tty.Type(t, fmt.Sprintf("exit %d\r", tc.code))
+			tty.Type(t, tc.exit+"\r")
 			err := tty.Wait(t, 15*time.Second)
 			switch {
 			case tc.want == "" && err != nil:
@@ -87,10 +83,7 @@ func TestStart(t *testing.T) {
 // and its screen stops recording, by Start's cleanup.
 func TestStartCleanupKills(t *testing.T) {
 	var tty *Term
-	t.Run("child outlives the test", func(t *testing.T) {
-		tty = Start(t, child("sleep"))
-		tty.WaitFor(t, "ready: terminals true true true")
-	})
+	t.Run("child outlives the test", func(t *testing.T) { tty = startChild(t) })
 	select {
 	case <-tty.exited:
 	default:
