@@ -482,6 +482,9 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 // ptyTerminal runs the terminal in a pseudo-terminal, with a user config
 // directory (XDG_CONFIG_HOME, where the history file goes) of the test's
 // own: what it shows, a way to type, and its exit code when it ends.
+// The terminal runs in this process (under -race, beside the fake Studio),
+// so on Windows ptytest.Open skips: a pseudo console reaches only a child
+// process. test/emulator's terminal test runs the binary on one there.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())

@@ -117,46 +117,23 @@ func TestLaunchStartsStudio(t *testing.T) {
 	}
 }
 
-// startTerminal runs `studio-bridge terminal --wait 20s` in a pseudo-terminal
+// startTerminal runs `studio-bridge terminal --wait 20s` in a terminal of
+// its own (ptytest.Start: a pseudo-terminal, or a pseudo console on Windows)
 // against the host on port: its screen, a way to type, and Ctrl-D, which
 // must end it cleanly.
 func startTerminal(t *testing.T, port int) (scr *ptytest.Screen, keys func(string), ctrlD func()) {
 	t.Helper()
-	master, slave := ptytest.Open(t)
-	t.Cleanup(func() { master.Close() })
-	scr = ptytest.Record(master)
-
-	cmd := userCmd(t, "", port, "terminal", "--wait", "20s")
-	ptytest.Attach(cmd, slave)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("screen:\n%s", scr.String())
-		}
-	})
+	term := ptytest.Start(t, userCmd(t, "", port, "terminal", "--wait", "20s"))
 	keys = func(s string) {
 		t.Helper()
-		if _, err := master.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
+		term.Type(t, s)
 	}
 	ctrlD = func() {
 		t.Helper()
 		keys("\x04")
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("terminal exited with %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Ctrl-D did not end the terminal")
+		if err := term.Wait(t, 10*time.Second); err != nil {
+			t.Fatalf("terminal exited with %v", err)
 		}
 	}
-	return scr, keys, ctrlD
+	return term.Screen, keys, ctrlD
 }
