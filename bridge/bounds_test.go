@@ -88,6 +88,51 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 	}
 }
 
+// TestOversizedPluginFrame: after the handshake a plugin frame is read up
+// to PluginMaxFrameBytes; one byte more closes the session with 1009.
+func TestOversizedPluginFrame(t *testing.T) {
+	tb := newTestBed(t)
+	// event frame of exactly n bytes
+	eventFrame := func(n int) []byte {
+		head, tail := `{"type":"event","event":"log","payload":"`, `"}`
+		return []byte(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
+	}
+	t.Run("at the limit", func(t *testing.T) {
+		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
+		r.write(websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes))
+		r.assertOpen()
+		if _, ok := tb.host.hub.get(w.SessionID); !ok {
+			t.Fatal("session gone after a frame at the limit")
+		}
+		tb.assertServing(t)
+	})
+	t.Run("one byte over", func(t *testing.T) {
+		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
+		waitSessionState(t, tb.client, w.SessionID, true)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.c.Write(ctx, websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes+1)) // the host may close mid-write
+		r.expectClose(websocket.StatusMessageTooBig)
+		waitSessionState(t, tb.client, w.SessionID, false)
+		waitSessionState(t, tb.host, w.SessionID, false)
+		tb.assertServing(t)
+	})
+	t.Run("oversized hello", func(t *testing.T) {
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		h := goodHello("big", protocol.ContextEdit)
+		h.PlaceName = strings.Repeat("p", protocol.PluginMaxFrameBytes)
+		data, _ := protocol.Encode(h)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.c.Write(ctx, websocket.MessageText, data)
+		r.expectClose(websocket.StatusMessageTooBig)
+		tb.assertServing(t)
+	})
+	if s := waitSessions(t, tb.client, 1); s[0].SessionID != tb.sid {
+		t.Fatalf("sessions left: %+v", s)
+	}
+}
+
 // TestFrameBudget: large frames after the handshake share
 // FrameBudgetBytes. Two clients whose maximum-size frames are still
 // arriving hold all of it: a third client's large frame waits until one of
@@ -151,18 +196,6 @@ func TestFrameBudget(t *testing.T) {
 		t.Fatal("the large frame was never served after the budget freed up")
 	}
 	tb.assertServing(t)
-}
-
-// hostOf is b's host.
-func hostOf(t *testing.T, b *Bridge) *Host {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	h, ok := b.cur.(*Host)
-	if !ok {
-		t.Fatal("not the host")
-	}
-	return h
 }
 
 // TestClientWelcomeWorstCase: with every session the host may hold, each
