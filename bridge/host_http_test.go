@@ -5,6 +5,8 @@ package bridge
 // are served.
 
 import (
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -111,4 +113,26 @@ func TestRefusedRequestsAreLogged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// getHealth GETs /health with extra headers and an optional Host header.
+func getHealth(t *testing.T, port int, hdr http.Header, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := noKeepAlive().Do(req)
+	if err != nil {
+		t.Fatalf("GET /health: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -102,8 +101,8 @@ func (tb *testBed) assertServing(t *testing.T) {
 			t.Fatalf("host no longer serves: echo via %s = %s, %v", name, out, err)
 		}
 	}
-	if code, body := getHealth(t, tb.port, nil, ""); code != http.StatusOK {
-		t.Fatalf("GET /health = %d after bad input: %s", code, body)
+	if _, err := kit.Health[Health](tb.port); err != nil {
+		t.Fatalf("after bad input: %v", err)
 	}
 }
 
@@ -112,34 +111,12 @@ func noKeepAlive() *http.Client {
 	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
 }
 
-// getHealth GETs /health with extra headers and an optional Host header.
-func getHealth(t *testing.T, port int, hdr http.Header, host string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	if host != "" {
-		req.Host = host
-	}
-	resp, err := noKeepAlive().Do(req)
-	if err != nil {
-		t.Fatalf("GET /health: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
-}
-
+// healthOf is the host on port's /health.
 func healthOf(t *testing.T, port int) Health {
 	t.Helper()
-	code, body := getHealth(t, port, nil, "")
-	var h Health
-	if err := json.Unmarshal([]byte(body), &h); err != nil || code != http.StatusOK {
-		t.Fatalf("GET /health = %d %q (%v)", code, body, err)
+	h, err := kit.Health[Health](port)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return h
 }
