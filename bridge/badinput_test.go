@@ -181,6 +181,22 @@ func TestUnknownRequestIDs(t *testing.T) {
 	})
 }
 
+// expectReject reads until a reject and checks its code and that its message
+// mentions each of mentions (what the user needs to act on it).
+func (r *rawConn) expectReject(code protocol.Code, mentions ...string) protocol.Reject {
+	r.t.Helper()
+	rej := r.expect(protocol.TypeReject).(protocol.Reject)
+	if rej.Code != code {
+		r.t.Fatalf("reject %s (%q), want %s", rej.Code, rej.Message, code)
+	}
+	for _, s := range mentions {
+		if !strings.Contains(rej.Message, s) {
+			r.t.Errorf("reject message %q does not mention %q", rej.Message, s)
+		}
+	}
+	return rej
+}
+
 func TestHelloRejected(t *testing.T) {
 	tb := newTestBed(t)
 	hello := func(edit func(*protocol.Hello)) string {
@@ -244,22 +260,7 @@ func TestHelloRejected(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := openRaw(t, tb.port, tt.path)
 			r.write(websocket.MessageText, []byte(tt.first))
-			m, err := r.read(5 * time.Second)
-			if err != nil {
-				t.Fatalf("no reject: %v", err)
-			}
-			rej, ok := m.(protocol.Reject)
-			if !ok {
-				t.Fatalf("want a reject, got %#v", m)
-			}
-			if rej.Code != tt.code {
-				t.Fatalf("reject code %s (%q), want %s", rej.Code, rej.Message, tt.code)
-			}
-			for _, s := range tt.mentions {
-				if !strings.Contains(rej.Message, s) {
-					t.Errorf("reject message %q does not mention %q", rej.Message, s)
-				}
-			}
+			r.expectReject(tt.code, tt.mentions...)
 			ce := r.expectClose(websocket.StatusPolicyViolation)
 			if !strings.HasPrefix(ce.Reason, string(tt.code)) {
 				t.Errorf("close reason %q does not start with the code", ce.Reason)
@@ -275,17 +276,16 @@ func TestHelloRejected(t *testing.T) {
 func TestBinaryHelloRejected(t *testing.T) {
 	tb := newTestBed(t)
 	for _, path := range []string{protocol.PathPlugin, protocol.PathClient} {
-		r := openRaw(t, tb.port, path)
-		data, _ := protocol.Encode(goodHello("X", protocol.ContextEdit))
-		if path == protocol.PathClient {
-			data, _ = protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions})
-		}
-		r.write(websocket.MessageBinary, data)
-		rej := r.expect(protocol.TypeReject).(protocol.Reject)
-		if rej.Code != protocol.CodeInvalidHello || !strings.Contains(rej.Message, "text frame") {
-			t.Fatalf("%s: %+v", path, rej)
-		}
-		r.expectClose(websocket.StatusPolicyViolation)
+		t.Run(path, func(t *testing.T) {
+			r := openRaw(t, tb.port, path)
+			data, _ := protocol.Encode(goodHello("X", protocol.ContextEdit))
+			if path == protocol.PathClient {
+				data, _ = protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions})
+			}
+			r.write(websocket.MessageBinary, data)
+			r.expectReject(protocol.CodeInvalidHello, "text frame")
+			r.expectClose(websocket.StatusPolicyViolation)
+		})
 	}
 	tb.assertServing(t)
 }

@@ -253,9 +253,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 		h.Capabilities = []string{"exec", strings.Repeat("c", protocol.MaxCapabilityBytes+1)}
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(h)
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidHello || !strings.Contains(rej.Message, "capabilities") {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeInvalidHello, "capabilities")
 		r.expectClose(websocket.StatusPolicyViolation)
 	})
 	t.Run("capability name at the limit", func(t *testing.T) {
@@ -268,8 +266,8 @@ func TestSessionFieldsBounded(t *testing.T) {
 		r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "caps2"})
 		r.expect(protocol.TypeWelcome)
 		r.send(protocol.Attach{Ref: "a", InstanceID: "caps2", Context: protocol.ContextEdit, Capabilities: []string{strings.Repeat("c", protocol.MaxCapabilityBytes+1)}})
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidAttach || rej.Ref != "a" {
-			t.Fatalf("reject %+v", rej)
+		if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "a" {
+			t.Fatalf("reject %+v, want one for ref a", rej)
 		}
 		r.assertOpen()
 	})
@@ -280,17 +278,15 @@ func TestSessionFieldsBounded(t *testing.T) {
 		}
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(goodHello("crowded", protocol.ContextClient))
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, "crowded") {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeTooManySessions, "crowded")
 		r.expectClose(websocket.StatusPolicyViolation)
 		// A v2 window's attach past the limit gets a per-session reject.
 		v2 := openRaw(t, tb.port, protocol.PathPlugin)
 		v2.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "crowded"})
 		v2.expect(protocol.TypeWelcome)
 		v2.send(protocol.Attach{Ref: "b", InstanceID: "crowded", Context: protocol.ContextClient})
-		if rej := v2.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || rej.Ref != "b" {
-			t.Fatalf("reject %+v", rej)
+		if rej := v2.expectReject(protocol.CodeTooManySessions); rej.Ref != "b" {
+			t.Fatalf("reject %+v, want one for ref b", rej)
 		}
 		v2.assertOpen()
 		tb.assertServing(t)
@@ -324,9 +320,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 		}()
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(goodHello("one-too-many", protocol.ContextEdit))
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, strconv.Itoa(protocol.MaxSessions)) {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeTooManySessions, strconv.Itoa(protocol.MaxSessions))
 		r.expectClose(websocket.StatusPolicyViolation)
 		// A session taken over with its secret is not one more.
 		_ = keeper.c.CloseNow()
