@@ -492,11 +492,7 @@ flood:
 			tb.assertServing(t) // others are served while the queue fills
 		}
 	}
-	select {
-	case <-cc.done():
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the host never closed the slow client (sent %d MB)", sent>>20)
-	}
+	kit.Recv(t, cc.done(), 10*time.Second, fmt.Sprintf("the host to close the slow client (sent %d MB)", sent>>20))
 	t.Logf("slow client closed after %d MB of events", sent>>20)
 	if cc.code != protocol.CloseSlowPeer || !strings.Contains(cc.reason, "too slow") {
 		t.Fatalf("slow client shut with %d %q, want %d", cc.code, cc.reason, protocol.CloseSlowPeer)
@@ -505,14 +501,10 @@ flood:
 
 	// Read the rest at full speed: the 4001 close arrives after the backlog.
 	close(fast)
-	select {
-	case err := <-readErr:
-		var ce websocket.CloseError
-		if !errors.As(err, &ce) || ce.Code != protocol.CloseSlowPeer || !strings.Contains(ce.Reason, "too slow") {
-			t.Fatalf("slow client's connection ended with %v, want close %d", err, protocol.CloseSlowPeer)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the slow client's connection did not end")
+	err = kit.Recv(t, readErr, 20*time.Second, "the slow client's connection to end")
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != protocol.CloseSlowPeer || !strings.Contains(ce.Reason, "too slow") {
+		t.Fatalf("slow client's connection ended with %v, want close %d", err, protocol.CloseSlowPeer)
 	}
 	eventually(t, "the host to drop the slow client", func() bool { return healthOf(t, tb.port).Clients == 1 })
 	tb.assertServing(t)
