@@ -2,7 +2,6 @@ package fakeplugin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -42,12 +41,8 @@ type Config struct {
 
 // Plugin is a running fake plugin.
 type Plugin struct {
-	cfg    Config
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	writeMu    sync.Mutex // serialises writes to conn
+	runner
+	cfg        Config
 	sessionsCh chan string
 
 	mu        sync.Mutex
@@ -83,16 +78,9 @@ func Start(cfg Config) *Plugin {
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = defaultRetryDelays
 	}
-	p := &Plugin{cfg: cfg, done: make(chan struct{}), sessionsCh: make(chan string, 16), closeCode: -1}
-	p.ctx, p.cancel = context.WithCancel(context.Background())
-	go p.loop()
+	p := &Plugin{cfg: cfg, sessionsCh: make(chan string, 16), closeCode: -1}
+	p.start(p.loop)
 	return p
-}
-
-// Close stops the plugin and waits for it.
-func (p *Plugin) Close() {
-	p.cancel()
-	<-p.done
 }
 
 // SessionID is the id the host assigned most recently ("" before welcome).
@@ -148,13 +136,9 @@ func (p *Plugin) CloseStatus() websocket.StatusCode { return read(&p.mu, &p.clos
 func (p *Plugin) SendRaw(data []byte) error {
 	c := read(&p.mu, &p.conn)
 	if c == nil {
-		return errors.New("not connected")
+		return errNotConnected
 	}
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
-	defer cancel()
-	return c.Write(ctx, websocket.MessageText, data)
+	return p.writeOn(c, data)
 }
 
 // Send writes one protocol message.
@@ -174,7 +158,6 @@ func (p *Plugin) Drop() {
 }
 
 func (p *Plugin) loop() {
-	defer close(p.done)
 	retry := backoff{delays: p.cfg.RetryDelays}
 	for {
 		err := p.session()

@@ -46,13 +46,9 @@ type WindowConfig struct {
 
 // Window is a running fake v2 window.
 type Window struct {
-	cfg    WindowConfig
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	writeMu sync.Mutex     // serialises writes to conn
-	wg      sync.WaitGroup // sockets served by Refresh
+	runner
+	cfg WindowConfig
+	wg  sync.WaitGroup // sockets served by Refresh
 
 	mu       sync.Mutex
 	conn     *websocket.Conn
@@ -99,22 +95,15 @@ func StartWindow(cfg WindowConfig) *Window {
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = defaultRetryDelays
 	}
-	w := &Window{cfg: cfg, done: make(chan struct{}), attached: make(chan struct{})}
+	w := &Window{cfg: cfg, attached: make(chan struct{})}
 	for _, sc := range cfg.Sessions {
 		if sc.State == "" {
 			sc.State = protocol.StateEdit
 		}
 		w.sessions = append(w.sessions, &winSession{cfg: sc, ref: string(sc.Context), runs: map[string]*winRun{}, ran: map[string]int{}})
 	}
-	w.ctx, w.cancel = context.WithCancel(context.Background())
-	go w.loop()
+	w.start(w.loop)
 	return w
-}
-
-// Close stops the window and waits for it; running work is cancelled.
-func (w *Window) Close() {
-	w.cancel()
-	<-w.done
 }
 
 // WaitAttached waits until every session that is not frozen out has been
@@ -189,7 +178,7 @@ func (w *Window) Drop() {
 func (w *Window) Refresh(ctx context.Context) error {
 	old := read(&w.mu, &w.conn)
 	if old == nil {
-		return errors.New("not connected")
+		return errNotConnected
 	}
 	n := w.minAttaches() + 1
 	replacedBefore := w.replaced.len()
@@ -272,7 +261,6 @@ func (w *Window) byID(id string) *winSession {
 }
 
 func (w *Window) loop() {
-	defer close(w.done)
 	defer w.wg.Wait()
 	defer func() {
 		w.mu.Lock()
@@ -409,11 +397,11 @@ func (s *winSession) attach(instanceID string) protocol.Attach {
 
 // sendOn writes m on c.
 func (w *Window) sendOn(c *websocket.Conn, m protocol.Message) error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
-	defer cancel()
-	return write(ctx, c, m)
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	return w.writeOn(c, data)
 }
 
 // send writes m on the current socket; with none, it is lost (as a real
