@@ -1,7 +1,8 @@
 package bridge
 
 // Bounds on what the host reads (PROTOCOL.md section 4): the handshake's
-// timeout and frame limit, and the budget of large frames. Deep nesting,
+// timeout and frame limit, a plugin's frame limit after it, the budget of
+// large frames, and the sizes of session fields and tables. Deep nesting,
 // which could crash a host, is tested on the real binary (test/e2e).
 
 import (
