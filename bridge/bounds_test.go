@@ -1,7 +1,8 @@
 package bridge
 
 // Bounds on what the host reads (PROTOCOL.md section 4): the handshake's
-// timeout and frame limit, and the budget of large frames. Deep nesting,
+// timeout and frame limit, a plugin's frame limit after it, the budget of
+// large frames, and the sizes of session fields and tables. Deep nesting,
 // which could crash a host, is tested on the real binary (test/e2e).
 
 import (
@@ -88,6 +89,51 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 	}
 }
 
+// TestOversizedPluginFrame: after the handshake a plugin frame is read up
+// to PluginMaxFrameBytes; one byte more closes the session with 1009.
+func TestOversizedPluginFrame(t *testing.T) {
+	tb := newTestBed(t)
+	// event frame of exactly n bytes
+	eventFrame := func(n int) []byte {
+		head, tail := `{"type":"event","event":"log","payload":"`, `"}`
+		return []byte(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
+	}
+	t.Run("at the limit", func(t *testing.T) {
+		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
+		r.write(websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes))
+		r.assertOpen()
+		if _, ok := tb.host.hub.get(w.SessionID); !ok {
+			t.Fatal("session gone after a frame at the limit")
+		}
+		tb.assertServing(t)
+	})
+	t.Run("one byte over", func(t *testing.T) {
+		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
+		waitSessionState(t, tb.client, w.SessionID, true)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.c.Write(ctx, websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes+1)) // the host may close mid-write
+		r.expectClose(websocket.StatusMessageTooBig)
+		waitSessionState(t, tb.client, w.SessionID, false)
+		waitSessionState(t, tb.host, w.SessionID, false)
+		tb.assertServing(t)
+	})
+	t.Run("oversized hello", func(t *testing.T) {
+		r := openRaw(t, tb.port, protocol.PathPlugin)
+		h := goodHello("big", protocol.ContextEdit)
+		h.PlaceName = strings.Repeat("p", protocol.PluginMaxFrameBytes)
+		data, _ := protocol.Encode(h)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.c.Write(ctx, websocket.MessageText, data)
+		r.expectClose(websocket.StatusMessageTooBig)
+		tb.assertServing(t)
+	})
+	if s := waitSessions(t, tb.client, 1); s[0].SessionID != tb.sid {
+		t.Fatalf("sessions left: %+v", s)
+	}
+}
+
 // TestFrameBudget: large frames after the handshake share
 // FrameBudgetBytes. Two clients whose maximum-size frames are still
 // arriving hold all of it: a third client's large frame waits until one of
@@ -153,18 +199,6 @@ func TestFrameBudget(t *testing.T) {
 	tb.assertServing(t)
 }
 
-// hostOf is b's host.
-func hostOf(t *testing.T, b *Bridge) *Host {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	h, ok := b.cur.(*Host)
-	if !ok {
-		t.Fatal("not the host")
-	}
-	return h
-}
-
 // TestClientWelcomeWorstCase: with every session the host may hold, each
 // with every field at its limit and made of the characters JSON escapes
 // most expensively, the client-welcome still fits in the client frame limit.
@@ -220,9 +254,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 		h.Capabilities = []string{"exec", strings.Repeat("c", protocol.MaxCapabilityBytes+1)}
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(h)
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidHello || !strings.Contains(rej.Message, "capabilities") {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeInvalidHello, "capabilities")
 		r.expectClose(websocket.StatusPolicyViolation)
 	})
 	t.Run("capability name at the limit", func(t *testing.T) {
@@ -235,8 +267,8 @@ func TestSessionFieldsBounded(t *testing.T) {
 		r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "caps2"})
 		r.expect(protocol.TypeWelcome)
 		r.send(protocol.Attach{Ref: "a", InstanceID: "caps2", Context: protocol.ContextEdit, Capabilities: []string{strings.Repeat("c", protocol.MaxCapabilityBytes+1)}})
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeInvalidAttach || rej.Ref != "a" {
-			t.Fatalf("reject %+v", rej)
+		if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "a" {
+			t.Fatalf("reject %+v, want one for ref a", rej)
 		}
 		r.assertOpen()
 	})
@@ -247,17 +279,15 @@ func TestSessionFieldsBounded(t *testing.T) {
 		}
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(goodHello("crowded", protocol.ContextClient))
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, "crowded") {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeTooManySessions, "crowded")
 		r.expectClose(websocket.StatusPolicyViolation)
 		// A v2 window's attach past the limit gets a per-session reject.
 		v2 := openRaw(t, tb.port, protocol.PathPlugin)
 		v2.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "crowded"})
 		v2.expect(protocol.TypeWelcome)
 		v2.send(protocol.Attach{Ref: "b", InstanceID: "crowded", Context: protocol.ContextClient})
-		if rej := v2.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || rej.Ref != "b" {
-			t.Fatalf("reject %+v", rej)
+		if rej := v2.expectReject(protocol.CodeTooManySessions); rej.Ref != "b" {
+			t.Fatalf("reject %+v, want one for ref b", rej)
 		}
 		v2.assertOpen()
 		tb.assertServing(t)
@@ -291,9 +321,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 		}()
 		r := openRaw(t, tb.port, protocol.PathPlugin)
 		r.send(goodHello("one-too-many", protocol.ContextEdit))
-		if rej := r.expect(protocol.TypeReject).(protocol.Reject); rej.Code != protocol.CodeTooManySessions || !strings.Contains(rej.Message, strconv.Itoa(protocol.MaxSessions)) {
-			t.Fatalf("reject %+v", rej)
-		}
+		r.expectReject(protocol.CodeTooManySessions, strconv.Itoa(protocol.MaxSessions))
 		r.expectClose(websocket.StatusPolicyViolation)
 		// A session taken over with its secret is not one more.
 		_ = keeper.c.CloseNow()

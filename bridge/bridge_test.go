@@ -134,16 +134,11 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	killed := time.Now()
 	once.Do(host.Kill)
-	select {
-	case err := <-errc:
-		if protocol.CodeOf(err) != protocol.CodeUnknownOutcome {
-			t.Fatalf("in-flight call: want UNKNOWN_OUTCOME, got %v", err)
-		}
-		if d := time.Since(killed); d > time.Second {
-			t.Fatalf("in-flight call failed after %s", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("in-flight call hung after the host died")
+	if err := kit.Recv(t, errc, 5*time.Second, "the in-flight call to end after the host died"); protocol.CodeOf(err) != protocol.CodeUnknownOutcome {
+		t.Fatalf("in-flight call: want UNKNOWN_OUTCOME, got %v", err)
+	}
+	if d := time.Since(killed); d > time.Second {
+		t.Fatalf("in-flight call failed after %s", d)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -290,25 +285,16 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 
 	releaseExec()
 	for name, c := range map[string]chan error{"exec relayed by the leaving host": execc, "state sent during the hand-off": statec, "host.Close": closed} {
-		select {
-		case err := <-c:
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: no answer 10 s after the exec finished", name)
+		if err := kit.Recv(t, c, 10*time.Second, name+" to end after the exec finished"); err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	select {
-	case j := <-joinc:
-		if j.err != nil {
-			t.Fatalf("a process starting during the hand-off: %v", j.err)
-		}
-		defer j.b.Kill()
-		waitSessions(t, j.b, 1)
-	case <-time.After(10 * time.Second):
-		t.Fatal("a process starting during the hand-off never joined")
+	j := kit.Recv(t, joinc, 10*time.Second, "a process starting during the hand-off to join")
+	if j.err != nil {
+		t.Fatalf("a process starting during the hand-off: %v", j.err)
 	}
+	defer j.b.Kill()
+	waitSessions(t, j.b, 1)
 }
 
 func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
@@ -342,23 +328,13 @@ func TestEventsReachWatchers(t *testing.T) {
 	}
 	for name, ch := range map[string]<-chan protocol.Event{"host": hostEv, "client": clientEv} {
 		for _, want := range []string{"log", "state"} {
-			select {
-			case ev := <-ch:
-				if ev.Event != want || ev.SessionID != sid {
-					t.Fatalf("%s: got %+v, want %s", name, ev, want)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("%s: no %s event", name, want)
+			if ev := kit.Recv(t, ch, 5*time.Second, name+"'s "+want+" event"); ev.Event != want || ev.SessionID != sid {
+				t.Fatalf("%s: got %+v, want %s", name, ev, want)
 			}
 		}
 	}
-	select {
-	case ev := <-watch:
-		if ev.Kind != protocol.SessionUpdated || ev.Session.State != protocol.StatePlay {
-			t.Fatalf("session event: %+v", ev)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no session update")
+	if ev := kit.Recv(t, watch, 5*time.Second, "a session update"); ev.Kind != protocol.SessionUpdated || ev.Session.State != protocol.StatePlay {
+		t.Fatalf("session event: %+v", ev)
 	}
 }
 

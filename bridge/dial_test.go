@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestUpgradeTransport(t *testing.T) {
@@ -28,11 +30,7 @@ func TestUpgradeTransport(t *testing.T) {
 		if resp.StatusCode != http.StatusServiceUnavailable || string(body) != "draining" {
 			t.Fatalf("got %d %q", resp.StatusCode, body)
 		}
-		select {
-		case <-closed:
-		case <-time.After(5 * time.Second):
-			t.Fatal("closing the body did not close the connection")
-		}
+		kit.Recv(t, closed, 5*time.Second, "closing the body to close the connection")
 	})
 	t.Run("a silent server fails at the deadline", func(t *testing.T) {
 		srv := serveOnce(t, func(c net.Conn) { io.Copy(io.Discard, c) })

@@ -186,9 +186,8 @@ func TestV2PerSessionReject(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
 	r := openV2Window(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "bad", InstanceID: "other-window", Context: protocol.ContextServer})
-	rej := r.expect(protocol.TypeReject).(protocol.Reject)
-	if rej.Ref != "bad" || rej.Code != protocol.CodeInvalidAttach {
-		t.Fatalf("reject: %+v", rej)
+	if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "bad" {
+		t.Fatalf("reject %+v, want one for ref bad", rej)
 	}
 	r.send(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
 	att := r.expect(protocol.TypeAttached).(protocol.Attached)

@@ -2,11 +2,8 @@ package fakeplugin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -49,13 +46,9 @@ type WindowConfig struct {
 
 // Window is a running fake v2 window.
 type Window struct {
-	cfg    WindowConfig
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	writeMu sync.Mutex     // serialises writes to conn
-	wg      sync.WaitGroup // sockets served by Refresh
+	runner
+	cfg WindowConfig
+	wg  sync.WaitGroup // sockets served by Refresh
 
 	mu       sync.Mutex
 	conn     *websocket.Conn
@@ -63,10 +56,11 @@ type Window struct {
 	sessions []*winSession
 	attached chan struct{} // closed and replaced whenever an attached arrives
 	sockets  int           // sockets welcomed
-	replaced []string      // session ids the host said were replaced
-	goodbyes []protocol.Goodbye
-	notices  []protocol.ErrorNotice
 	lastErr  error
+
+	replaced record[string] // session ids the host said were replaced
+	goodbyes record[protocol.Goodbye]
+	notices  record[protocol.ErrorNotice]
 }
 
 // winSession is one DataModel's session state, kept across sockets as the
@@ -99,24 +93,17 @@ func StartWindow(cfg WindowConfig) *Window {
 		cfg.PluginVersion = "fake"
 	}
 	if cfg.RetryDelays == nil {
-		cfg.RetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+		cfg.RetryDelays = defaultRetryDelays
 	}
-	w := &Window{cfg: cfg, done: make(chan struct{}), attached: make(chan struct{})}
+	w := &Window{cfg: cfg, attached: make(chan struct{})}
 	for _, sc := range cfg.Sessions {
 		if sc.State == "" {
 			sc.State = protocol.StateEdit
 		}
 		w.sessions = append(w.sessions, &winSession{cfg: sc, ref: string(sc.Context), runs: map[string]*winRun{}, ran: map[string]int{}})
 	}
-	w.ctx, w.cancel = context.WithCancel(context.Background())
-	go w.loop()
+	w.start(w.loop)
 	return w
-}
-
-// Close stops the window and waits for it; running work is cancelled.
-func (w *Window) Close() {
-	w.cancel()
-	<-w.done
 }
 
 // WaitAttached waits until every session that is not frozen out has been
@@ -149,18 +136,10 @@ func (w *Window) WaitAttached(ctx context.Context, n int) (map[protocol.Context]
 
 // Resumed reports whether the session of context c was resumed by its
 // latest attached.
-func (w *Window) Resumed(c protocol.Context) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.session(c).resumed
-}
+func (w *Window) Resumed(c protocol.Context) bool { return read(&w.mu, &w.session(c).resumed) }
 
 // Secret is the resume secret of the session of context c.
-func (w *Window) Secret(c protocol.Context) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.session(c).secret
-}
+func (w *Window) Secret(c protocol.Context) string { return read(&w.mu, &w.session(c).secret) }
 
 // Runs counts the handler executions of action in the session of context c.
 func (w *Window) Runs(c protocol.Context, action string) int {
@@ -171,47 +150,24 @@ func (w *Window) Runs(c protocol.Context, action string) int {
 
 // Received counts the request frames the session of context c received,
 // re-sent duplicates included.
-func (w *Window) Received(c protocol.Context) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.session(c).received
-}
+func (w *Window) Received(c protocol.Context) int { return read(&w.mu, &w.session(c).received) }
 
 // Sockets counts the sockets the host welcomed.
-func (w *Window) Sockets() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.sockets
-}
+func (w *Window) Sockets() int { return read(&w.mu, &w.sockets) }
 
 // Replaced lists the session ids the host said another connection took.
-func (w *Window) Replaced() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.replaced...)
-}
+func (w *Window) Replaced() []string { return w.replaced.all() }
 
 // Goodbyes lists the goodbyes the host sent.
-func (w *Window) Goodbyes() []protocol.Goodbye {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]protocol.Goodbye(nil), w.goodbyes...)
-}
+func (w *Window) Goodbyes() []protocol.Goodbye { return w.goodbyes.all() }
 
 // Notices lists the error notices the host sent.
-func (w *Window) Notices() []protocol.ErrorNotice {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]protocol.ErrorNotice(nil), w.notices...)
-}
+func (w *Window) Notices() []protocol.ErrorNotice { return w.notices.all() }
 
 // Drop closes the socket abruptly, as Studio ending a stream would; the
 // window keeps its sessions and running work and reconnects.
 func (w *Window) Drop() {
-	w.mu.Lock()
-	c := w.conn
-	w.mu.Unlock()
-	if c != nil {
+	if c := read(&w.mu, &w.conn); c != nil {
 		_ = c.CloseNow()
 	}
 }
@@ -220,15 +176,13 @@ func (w *Window) Drop() {
 // (make-before-break, PROTOCOL.md 12.12). It returns once the sessions are
 // attached on the new socket.
 func (w *Window) Refresh(ctx context.Context) error {
-	w.mu.Lock()
-	old := w.conn
-	w.mu.Unlock()
+	old := read(&w.mu, &w.conn)
 	if old == nil {
-		return errors.New("not connected")
+		return errNotConnected
 	}
 	n := w.minAttaches() + 1
+	replacedBefore := w.replaced.len()
 	w.mu.Lock()
-	replacedBefore := len(w.replaced)
 	moving := 0
 	for _, s := range w.sessions {
 		if !s.gone {
@@ -258,10 +212,7 @@ func (w *Window) Refresh(ctx context.Context) error {
 	}
 	// Let the old socket hear that its sessions moved before closing it.
 	for {
-		w.mu.Lock()
-		told := len(w.replaced) - replacedBefore
-		w.mu.Unlock()
-		if told >= moving {
+		if w.replaced.len()-replacedBefore >= moving {
 			break
 		}
 		select {
@@ -289,6 +240,8 @@ func (w *Window) minAttaches() int {
 	return n
 }
 
+// session is the session of context c. The sessions and their configs are
+// fixed by StartWindow, so finding one needs no lock; its fields do.
 func (w *Window) session(c protocol.Context) *winSession {
 	for _, s := range w.sessions {
 		if s.cfg.Context == c {
@@ -308,7 +261,6 @@ func (w *Window) byID(id string) *winSession {
 }
 
 func (w *Window) loop() {
-	defer close(w.done)
 	defer w.wg.Wait()
 	defer func() {
 		w.mu.Lock()
@@ -319,7 +271,7 @@ func (w *Window) loop() {
 		}
 		w.mu.Unlock()
 	}()
-	attempt := 0
+	retry := backoff{delays: w.cfg.RetryDelays}
 	for {
 		err := w.connectAndServe()
 		// A refresh may have moved the window to a newer socket: serve
@@ -342,43 +294,20 @@ func (w *Window) loop() {
 		w.mu.Lock()
 		w.lastErr = err
 		w.mu.Unlock()
-		if w.cfg.NoReconnect || w.ctx.Err() != nil {
-			return
-		}
-		if err == nil {
-			attempt = 0
-		}
-		delay := w.cfg.RetryDelays[min(attempt, len(w.cfg.RetryDelays)-1)]
-		attempt++
-		select {
-		case <-time.After(delay):
-		case <-w.ctx.Done():
+		if w.cfg.NoReconnect || !retry.wait(w.ctx, err == nil) {
 			return
 		}
 	}
 }
 
-// dial polls /health, opens /plugin and completes the v2 handshake.
+// dial opens a socket to the host and completes the v2 handshake.
 func (w *Window) dial(ctx context.Context) (*websocket.Conn, error) {
-	base := "127.0.0.1:" + strconv.Itoa(w.cfg.Port)
-	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	req, _ := http.NewRequestWithContext(hctx, http.MethodGet, "http://"+base+protocol.PathHealth, nil)
-	resp, err := http.DefaultClient.Do(req)
-	cancel()
+	c, err := dialPlugin(ctx, w.cfg.Port)
 	if err != nil {
-		return nil, fmt.Errorf("health: %w", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("health: %s", resp.Status)
+		return nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(dctx, "ws://"+base+protocol.PathPlugin, nil)
-	if err != nil {
-		return nil, fmt.Errorf("dial: %w", err)
-	}
-	c.SetReadLimit(protocol.ClientMaxFrameBytes)
 	// The hello doubles as a v1 hello for the edit DataModel (12.2).
 	w.mu.Lock()
 	edit := w.sessions[0]
@@ -468,11 +397,11 @@ func (s *winSession) attach(instanceID string) protocol.Attach {
 
 // sendOn writes m on c.
 func (w *Window) sendOn(c *websocket.Conn, m protocol.Message) error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
-	defer cancel()
-	return write(ctx, c, m)
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	return w.writeOn(c, data)
 }
 
 // send writes m on the current socket; with none, it is lost (as a real
@@ -528,12 +457,10 @@ func (w *Window) handle(c *websocket.Conn, m protocol.Message) {
 		w.lastErr = fmt.Errorf("rejected %s: %s: %s", m.Ref, m.Code, m.Message)
 		w.mu.Unlock()
 	case protocol.Replaced:
-		w.mu.Lock()
-		w.replaced = append(w.replaced, m.SessionID)
-		w.mu.Unlock()
+		w.replaced.add(m.SessionID)
 	case protocol.Goodbye:
+		w.goodbyes.add(m)
 		w.mu.Lock()
-		w.goodbyes = append(w.goodbyes, m)
 		s := w.byID(m.SessionID)
 		var a *protocol.Attach
 		if s != nil && !s.cfg.Frozen && !s.gone {
@@ -545,9 +472,7 @@ func (w *Window) handle(c *websocket.Conn, m protocol.Message) {
 			_ = w.sendOn(c, *a) // the host ended one session: attach it again
 		}
 	case protocol.ErrorNotice:
-		w.mu.Lock()
-		w.notices = append(w.notices, m)
-		w.mu.Unlock()
+		w.notices.add(m)
 	case protocol.Chunk:
 		w.mu.Lock()
 		if s := w.byID(m.SessionID); s != nil {
@@ -666,49 +591,19 @@ func (w *Window) request(c *websocket.Conn, req protocol.Request) {
 	} else {
 		_ = w.sendOn(c, protocol.Ack{SessionID: sid, ID: req.ID})
 	}
-	go w.run(ctx, s, r, sid, req, handler)
+	go w.run(ctx, r, sid, req, handler)
 }
 
 // run executes a request; it keeps running across socket drops and sends its
 // result on whatever socket is current when it finishes.
-func (w *Window) run(ctx context.Context, s *winSession, r *winRun, sid string, req protocol.Request, handler Handler) {
-	var rep Reply
-	if handler != nil {
-		rep = handler(req.Action, req.Payload)
-	} else {
-		rep = Reply{Payload: map[string]string{"action": req.Action}}
+func (w *Window) run(ctx context.Context, r *winRun, sid string, req protocol.Request, handler Handler) {
+	rep := reply(handler, req)
+	for _, f := range rep.progress(sid, req.ID) {
+		w.send(f)
 	}
-	for _, prog := range rep.Progress {
-		raw, _ := json.Marshal(prog)
-		w.send(protocol.Progress{SessionID: sid, ID: req.ID, Payload: raw})
-	}
-	if rep.Stall {
-		<-ctx.Done()
+	frames, ok := rep.outcome(ctx, sid, req.ID)
+	if !ok {
 		return
-	}
-	if rep.Delay > 0 {
-		select {
-		case <-time.After(rep.Delay):
-		case <-ctx.Done():
-		}
-	}
-	var frames []protocol.Message
-	raw, err := json.Marshal(rep.Payload)
-	switch {
-	case ctx.Err() != nil:
-		frames = []protocol.Message{protocol.Response{SessionID: sid, ID: req.ID, Error: protocol.Errorf(protocol.CodeCancelled, "cancelled")}}
-	case rep.Err != nil:
-		frames = []protocol.Message{protocol.Response{SessionID: sid, ID: req.ID, Error: rep.Err}}
-	case err != nil:
-		frames = []protocol.Message{protocol.Response{SessionID: sid, ID: req.ID, Error: protocol.Errorf(protocol.CodeInternal, "%v", err)}}
-	case rep.ChunkSize > 0:
-		parts := protocol.Split(raw, rep.ChunkSize)
-		for i, part := range parts {
-			frames = append(frames, protocol.Chunk{SessionID: sid, ID: req.ID, Seq: i, Data: part})
-		}
-		frames = append(frames, protocol.Response{SessionID: sid, ID: req.ID, OK: true, Chunks: len(parts)})
-	default:
-		frames = []protocol.Message{protocol.Response{SessionID: sid, ID: req.ID, OK: true, Payload: raw}}
 	}
 	w.mu.Lock()
 	r.done, r.resp = true, frames
