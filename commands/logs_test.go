@@ -62,12 +62,13 @@ func sendLine(t *testing.T, p *fakeplugin.Plugin, l Line) {
 	}
 }
 
-// follower runs logs --follow in the background and collects its lines.
+// follower runs logs --follow in the background and collects the bodies
+// of its lines.
 type follower struct {
-	mu    sync.Mutex
-	lines []Line
-	done  chan error
-	stop  context.CancelFunc
+	mu     sync.Mutex
+	bodies []string
+	done   chan error
+	stop   context.CancelFunc
 }
 
 func startFollow(t *testing.T, b bridge.Conn, args *LogsArgs) *follower {
@@ -83,7 +84,7 @@ func startFollow(t *testing.T, b bridge.Conn, args *LogsArgs) *follower {
 	env := &Env{Command: Logs, Bridge: b, Session: s, Timeout: Logs.Timeout, Log: slog.New(slog.DiscardHandler),
 		Output: func(l Line) {
 			f.mu.Lock()
-			f.lines = append(f.lines, l)
+			f.bodies = append(f.bodies, l.Body)
 			f.mu.Unlock()
 		}}
 	go func() {
@@ -94,14 +95,11 @@ func startFollow(t *testing.T, b bridge.Conn, args *LogsArgs) *follower {
 	return f
 }
 
-func (f *follower) bodies() []string {
+// shown is what the follower printed so far, line bodies joined by "|".
+func (f *follower) shown() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []string
-	for _, l := range f.lines {
-		out = append(out, l.Body)
-	}
-	return out
+	return strings.Join(f.bodies, "|")
 }
 
 // waitFor waits until the follower has printed want, exactly.
@@ -109,12 +107,12 @@ func (f *follower) waitFor(t *testing.T, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if strings.Join(f.bodies(), "|") == strings.Join(want, "|") {
+		if f.shown() == strings.Join(want, "|") {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("follow printed %q, want %q", f.bodies(), want)
+	t.Fatalf("follow printed %q, want %q", f.shown(), strings.Join(want, "|"))
 }
 
 func (f *follower) end(t *testing.T) {
