@@ -320,7 +320,7 @@ func TestEventsReachWatchers(t *testing.T) {
 	clientEv := client.Events(ctx, sid)
 	watch := client.WatchSessions(ctx)
 	time.Sleep(100 * time.Millisecond) // let the watch reach the host
-	if err := p.Send(protocol.Event{Event: "log", Seq: 1, Payload: json.RawMessage(`{"level":"Print","body":"hi"}`)}); err != nil {
+	if err := p.SendLog(1, "Print", "hi"); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Send(protocol.Event{Event: "state", Payload: json.RawMessage(`{"state":"Play"}`)}); err != nil {

@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os/exec"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
@@ -77,8 +75,7 @@ func BenchmarkFollowThroughput(b *testing.B) {
 	flood := func() {
 		p := plugin.Load()
 		for i := 1; i <= lines; i++ {
-			payload := fmt.Sprintf(`{"level":"Print","body":"line %d","timestamp":%d}`, i, i)
-			if err := p.Send(protocol.Event{Event: "log", Seq: int64(i), Payload: json.RawMessage(payload)}); err != nil {
+			if err := p.SendLog(int64(i), "Print", "line "+strconv.Itoa(i)); err != nil {
 				return
 			}
 		}

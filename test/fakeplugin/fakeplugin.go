@@ -2,6 +2,7 @@ package fakeplugin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -148,6 +149,24 @@ func (p *Plugin) Send(m protocol.Message) error {
 		return err
 	}
 	return p.SendRaw(data)
+}
+
+// SendLog streams one captured output line (level Print, Info, Warning or
+// Error) as live "log" event number seq, in the payload the plugin sends
+// for every line printed to Output.
+func (p *Plugin) SendLog(seq int64, level, body string) error {
+	payload, err := json.Marshal(logLine{Level: level, Body: body, Timestamp: float64(time.Now().UnixMilli()) / 1000})
+	if err != nil {
+		return err
+	}
+	return p.Send(protocol.Event{Event: "log", Seq: seq, Payload: payload})
+}
+
+// logLine is a "log" event's payload.
+type logLine struct {
+	Level     string  `json:"level"`
+	Body      string  `json:"body"`
+	Timestamp float64 `json:"timestamp"`
 }
 
 // Drop closes the live connection abruptly, as a crashing Studio would.
