@@ -341,7 +341,7 @@ func TestEventsReachWatchers(t *testing.T) {
 func TestStrangerOnThePort(t *testing.T) {
 	kit.UseConfigDir(t)
 	port := kit.FreePort(t)
-	srv := startStranger(t, port)
+	srv := kit.Stranger(t, port)
 	defer srv.Close()
 	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t)})
 	var pe *PortInUseError

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,8 +195,4 @@ func infos(views []commands.SessionView) []protocol.SessionInfo {
 		out[i] = v.SessionInfo
 	}
 	return out
-}
-
-func netListen(port int) (net.Listener, error) {
-	return net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -351,7 +350,7 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 func TestPortSelection(t *testing.T) {
 	strangerPort := kit.FreePort(t)
 	sp := strconv.Itoa(strangerPort)
-	stranger := startStranger(t, strangerPort)
+	stranger := kit.Stranger(t, strangerPort)
 	defer stranger.Close()
 
 	for _, tt := range []struct {
@@ -504,19 +503,4 @@ func sameJSON(a, b string) bool {
 	ja, _ := json.Marshal(va)
 	jb, _ := json.Marshal(vb)
 	return string(ja) == string(jb)
-}
-
-// startStranger serves plain HTTP on port: some other developer tool.
-func startStranger(t *testing.T, port int) *http.Server {
-	t.Helper()
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte("<html>some other dev server</html>\n"))
-	})}
-	ln, err := netListen(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	return srv
 }

@@ -1,11 +1,18 @@
 package bridge
 
+// Joining fails fast, with the reason, when no usable host answers: none
+// is reachable, or the one there refuses this process.
+
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
@@ -38,5 +45,30 @@ func TestUnreachableFailsFast(t *testing.T) {
 	kit.WaitFor(t, 10*time.Second, "the lazy process to join", func() bool { return lazy.Role() == RoleClient })
 	if _, err := lazy.Sessions(context.Background()); err != nil {
 		t.Fatalf("sessions once the host is up: %v", err)
+	}
+}
+
+// TestRefusedJoinFailsAtOnce: a host that refuses this process's hello (an
+// older host that speaks none of its protocol versions) ends Connect at once
+// with the host's reason, instead of retrying until JoinTimeout.
+func TestRefusedJoinFailsAtOnce(t *testing.T) {
+	kit.UseConfigDir(t)
+	port := kit.FreePort(t)
+	kit.ServeHTTP(t, port, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		if _, _, err := c.Read(r.Context()); err == nil {
+			reject(c, protocol.CodeUnsupportedProtocol, "this host speaks protocol 0 only")
+		}
+	}))
+	start := time.Now()
+	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t), JoinTimeout: 3 * time.Second})
+	if protocol.CodeOf(err) != protocol.CodeUnsupportedProtocol || !strings.Contains(err.Error(), "protocol 0 only") {
+		t.Fatalf("want the host's UNSUPPORTED_PROTOCOL reason, got %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a refused join took %s: it must not be retried", took)
 	}
 }
