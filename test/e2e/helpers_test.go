@@ -28,6 +28,13 @@ func start(t *testing.T, name string, extraEnv []string, args ...string) *proc {
 	return kit.Start(t, name, kit.Options{Env: extraEnv}, kit.Binary(t), args...)
 }
 
+// serveHost starts the host on a fresh port: the process and its port.
+func serveHost(t *testing.T) (*proc, int) {
+	t.Helper()
+	port := kit.FreePort(t)
+	return serve(t, "host", port, true), port
+}
+
 // serve starts `studio-bridge serve` on port and waits until it is up: as
 // the host when wantHost, else as a standby client.
 func serve(t *testing.T, name string, port int, wantHost bool) *proc {

@@ -103,8 +103,7 @@ func joinRaw(t *testing.T, port int) *rawWS {
 }
 
 func TestDeepNestingDoesNotCrashTheHost(t *testing.T) {
-	port := kit.FreePort(t)
-	host := serve(t, "host", port, true)
+	host, port := serveHost(t)
 	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "good", RetryDelays: fakeRetry,
 		Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Payload: payload} }})
 	caller := joinRaw(t, port)

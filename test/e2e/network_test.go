@@ -19,9 +19,8 @@ import (
 // client), then checks every viewpoint lists all four sessions and that
 // actions from client processes reach the right plugin.
 func TestTopologyAndCalls(t *testing.T) {
-	port := kit.FreePort(t)
+	host, port := serveHost(t)
 	p := strconv.Itoa(port)
-	host := serve(t, "host", port, true)
 	standby1 := serve(t, "standby-1", port, false)
 	standby2 := serve(t, "standby-2", port, false)
 	for _, s := range []*proc{standby1, standby2} {
@@ -279,9 +278,8 @@ func TestFreshProcessAfterKill9(t *testing.T) {
 // TestInFlightExecDuringKill9: a call in flight when the host dies fails at
 // once with the unknown-outcome error, not at its timeout.
 func TestInFlightExecDuringKill9(t *testing.T) {
-	port := kit.FreePort(t)
+	host, port := serveHost(t)
 	p := strconv.Itoa(port)
-	host := serve(t, "host", port, true)
 	serve(t, "standby", port, false)
 	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
 
@@ -375,9 +373,8 @@ func TestPortSelection(t *testing.T) {
 		})
 	}
 
-	port := kit.FreePort(t)
+	host, port := serveHost(t)
 	p := strconv.Itoa(port)
-	host := serve(t, "host", port, true)
 	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
 	ps := []*plugin{pl}
 	for _, tt := range []struct {

@@ -20,9 +20,8 @@ import (
 // studio-bridge host with that pid holds the port but does not answer, and
 // what to do, instead of "in use by another program"; exit code 3.
 func TestStoppedHostIsNamed(t *testing.T) {
-	port := kit.FreePort(t)
+	host, port := serveHost(t)
 	p := strconv.Itoa(port)
-	host := serve(t, "host", port, true)
 	startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
 	if _, err := os.Stat(filepath.Join(kit.ConfigDir(t), "host-"+p+".json")); err != nil {
 		t.Fatalf("the host wrote no host file: %v", err)

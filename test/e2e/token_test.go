@@ -18,8 +18,7 @@ import (
 // where the token lives, and exits 3; with STUDIO_BRIDGE_TOKEN set to what
 // `studio-bridge token` prints beside the host, it joins with --remote.
 func TestRemoteClientNeedsTheHostsToken(t *testing.T) {
-	port := kit.FreePort(t)
-	serve(t, "host", port, true)
+	_, port := serveHost(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
 	elsewhere := authtoken.EnvConfigDir + "=" + filepath.Join(t.TempDir(), "container-config")
 

@@ -41,8 +41,7 @@ func execResult(values ...any) fakeplugin.Reply {
 // A 4 MB script (commands.MaxScriptBytes) reaches a v2 plugin whole through
 // the CLI, a client process and the host: sent to the plugin as chunks.
 func TestV2FourMegabyteScriptThroughTheCLI(t *testing.T) {
-	port := kit.FreePort(t)
-	serve(t, "host", port, true)
+	_, port := serveHost(t)
 	_, ids := startWindow(t, port, func(action string, payload json.RawMessage) fakeplugin.Reply {
 		var req struct {
 			Script string `json:"script"`
@@ -69,8 +68,7 @@ func TestV2FourMegabyteScriptThroughTheCLI(t *testing.T) {
 // The plugin's socket drops while an exec runs (Studio ends its stream): the
 // caller still gets the result, once, after the plugin reconnects.
 func TestV2PluginDropMidExecCompletes(t *testing.T) {
-	port := kit.FreePort(t)
-	serve(t, "host", port, true)
+	_, port := serveHost(t)
 	release := make(chan struct{})
 	var runs atomic.Int32
 	w, ids := startWindow(t, port, func(string, json.RawMessage) fakeplugin.Reply {
@@ -102,8 +100,7 @@ func TestV2PluginDropMidExecCompletes(t *testing.T) {
 // kill -9 of the host still fails an in-flight call at once: the resume
 // grace is for plugin drops, not for a dead host.
 func TestV2InFlightExecDuringKill9(t *testing.T) {
-	port := kit.FreePort(t)
-	host := serve(t, "host", port, true)
+	host, port := serveHost(t)
 	serve(t, "standby", port, false)
 	var runs atomic.Int32
 	startWindow(t, port, func(string, json.RawMessage) fakeplugin.Reply {
