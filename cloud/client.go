@@ -3,15 +3,12 @@ package cloud
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -74,13 +71,6 @@ func dur(v, def time.Duration) time.Duration {
 		return v
 	}
 	return def
-}
-
-func (c *Client) attempts() int {
-	if c.Attempts > 0 {
-		return c.Attempts
-	}
-	return 6
 }
 
 // request is one call to make.
@@ -216,76 +206,3 @@ func pathOnly(p string) string {
 	path, _, _ := strings.Cut(p, "?")
 	return path
 }
-
-// backoff is exponential from BackoffMin, capped at BackoffMax, with full
-// jitter over its upper half.
-func (c *Client) backoff(attempt int) time.Duration {
-	lo, hi := dur(c.BackoffMin, time.Second), dur(c.BackoffMax, 30*time.Second)
-	d := lo << min(attempt-1, 16)
-	if d > hi || d <= 0 {
-		d = hi
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// retryAfter reads Retry-After (seconds or an HTTP date) or, failing that,
-// x-ratelimit-reset (seconds until the quota resets).
-func retryAfter(h http.Header) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-			return time.Duration(n * float64(time.Second)), true
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(time.Until(t), 0), true
-		}
-	}
-	if v := strings.TrimSpace(h.Get("x-ratelimit-reset")); v != "" {
-		v, _, _ = strings.Cut(v, ",")
-		if n, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && n >= 0 {
-			return time.Duration(n * float64(time.Second)), true
-		}
-	}
-	return 0, false
-}
-
-// apiMessage extracts the explanation from an error answer, bounded.
-func apiMessage(body []byte) string {
-	var e struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Errors  []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
-	}
-	msg := ""
-	if json.Unmarshal(body, &e) == nil {
-		switch {
-		case e.Message != "":
-			msg = e.Message
-			if e.Code != "" {
-				msg = e.Code + ": " + msg
-			}
-		case len(e.Errors) > 0:
-			msg = e.Errors[0].Message
-		}
-	} else {
-		msg = strings.TrimSpace(string(body))
-	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
-	}
-	return msg
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-var errNoPath = errors.New("the create answer has no task path")

@@ -1,8 +1,10 @@
 package cloud
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind says what went wrong, so callers choose an exit code or a retry.
@@ -122,3 +124,35 @@ func statusError(op string, status int, detail, ids string) *Error {
 	}
 	return e
 }
+
+// apiMessage extracts the explanation from an error answer, bounded.
+func apiMessage(body []byte) string {
+	var e struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Errors  []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &e) == nil {
+		switch {
+		case e.Message != "":
+			msg = e.Message
+			if e.Code != "" {
+				msg = e.Code + ": " + msg
+			}
+		case len(e.Errors) > 0:
+			msg = e.Errors[0].Message
+		}
+	} else {
+		msg = strings.TrimSpace(string(body))
+	}
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return msg
+}
+
+// errNoPath is a create answer without the task it created.
+var errNoPath = errors.New("the create answer has no task path")
