@@ -23,6 +23,9 @@
 //   - fake plugins, waiting for the host's welcome (Plugin, Fleet) or not
 //     (StartPlugin, FakeStudio), a fake protocol-v2 window (Window), polling
 //     (WaitFor) and the host's /health (Health, WaitHealth);
+//   - waiting for one value on a channel (Recv);
+//   - a stranger holding a port (Stranger, ServeHTTP) and raw posts to an
+//     MCP Streamable HTTP endpoint (PostMCP, MCPInitialize);
 //   - golden files (Golden, rewritten with -update).
 //
 // It imports no studio-bridge package but authtoken, protocol and
