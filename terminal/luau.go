@@ -9,12 +9,17 @@ import "strings"
 // needs more (`x = 1 +`, `local a,`, `return a and`) continues; it does not
 // judge whether the chunk is valid. A chunk with too many closers is
 // complete: running it shows the compile error.
+//
+// Luau's if-expression (`x = if a then b else c`) has no end: an if where an
+// expression goes opens no block, and continues until its else.
 func chunkComplete(src string) bool {
 	depth, brackets := 0, 0
+	var ifs ifStack
 	last := "" // the last token, or a stand-in for a string or number
 	i, n := 0, len(src)
 	for i < n {
 		c := src[i]
+		prev := last
 		if c > ' ' && !(c == '-' && i+1 < n && src[i+1] == '-') {
 			last = string(c)
 		}
@@ -70,19 +75,73 @@ func chunkComplete(src string) bool {
 			}
 			last = src[i:j]
 			switch last {
-			case "function", "do", "then", "repeat":
+			case "if":
+				ifs.push(ifs.expressionAfter(prev))
+			case "then":
+				if !ifs.inExpression() {
+					ifs.pop() // the statement's condition has ended
+					depth++
+				}
+			case "elseif":
+				if !ifs.inExpression() {
+					depth--         // its "then" opens again
+					ifs.push(false) // a condition until then
+				}
+			case "else":
+				if ifs.inExpression() {
+					ifs.pop() // the last branch follows
+					ifs.elseOfExpression = true
+				}
+			case "function", "do", "repeat":
 				depth++
 			case "end", "until":
 				depth--
-			case "elseif":
-				depth-- // its "then" opens again
+			}
+			if last != "else" {
+				ifs.elseOfExpression = false
 			}
 			i = j
 		default:
 			i++
 		}
 	}
-	return depth <= 0 && brackets <= 0 && !continues(last)
+	return depth <= 0 && brackets <= 0 && len(ifs.open) == 0 && !continues(last)
+}
+
+// ifStack follows the ifs whose end is not known by block depth: a
+// statement's until its then, an expression's until its else.
+type ifStack struct {
+	open []bool // true: an if-expression
+	// elseOfExpression: the last token is the else of an if-expression,
+	// so an if after it is an expression too.
+	elseOfExpression bool
+}
+
+func (s *ifStack) push(expression bool) { s.open = append(s.open, expression) }
+
+func (s *ifStack) pop() {
+	if len(s.open) > 0 {
+		s.open = s.open[:len(s.open)-1]
+	}
+}
+
+// inExpression reports whether the innermost open if is an expression.
+func (s *ifStack) inExpression() bool { return len(s.open) > 0 && s.open[len(s.open)-1] }
+
+// expressionAfter reports whether an if after token prev is an expression:
+// it follows an operator, an opening bracket, a comma, return, or the then
+// or else of an if-expression; after anything else it starts a statement.
+func (s *ifStack) expressionAfter(prev string) bool {
+	switch prev {
+	case "=", "(", "[", "{", ",", "+", "-", "*", "/", "%", "^", ".", "<", ">", "~", "#",
+		"return", "and", "or", "not", "in":
+		return true
+	case "then":
+		return s.inExpression()
+	case "else":
+		return s.elseOfExpression
+	}
+	return false
 }
 
 // continues reports whether a chunk ending in token needs more: a binary
@@ -91,7 +150,7 @@ func chunkComplete(src string) bool {
 func continues(token string) bool {
 	switch token {
 	case "+", "-", "*", "/", "%", "^", "=", "<", ">", "~", ",", ".", ":", "#",
-		"and", "or", "not", "local", "in", "if", "elseif", "while", "until", "for":
+		"and", "or", "not", "local", "in", "if", "then", "elseif", "else", "while", "until", "for":
 		return true
 	}
 	return false
