@@ -88,17 +88,14 @@ func chunkComplete(src string) bool {
 					ifs.push(false) // a condition until then
 				}
 			case "else":
-				if ifs.inExpression() {
+				ifs.elseOfExpression = ifs.inExpression()
+				if ifs.elseOfExpression {
 					ifs.pop() // the last branch follows
-					ifs.elseOfExpression = true
 				}
 			case "function", "do", "repeat":
 				depth++
 			case "end", "until":
 				depth--
-			}
-			if last != "else" {
-				ifs.elseOfExpression = false
 			}
 			i = j
 		default:
@@ -112,8 +109,8 @@ func chunkComplete(src string) bool {
 // statement's until its then, an expression's until its else.
 type ifStack struct {
 	open []bool // true: an if-expression
-	// elseOfExpression: the last token is the else of an if-expression,
-	// so an if after it is an expression too.
+	// elseOfExpression: the latest else was an if-expression's, so an if
+	// right after it is an expression too.
 	elseOfExpression bool
 }
 

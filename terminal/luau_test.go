@@ -52,6 +52,8 @@ func TestChunkComplete(t *testing.T) {
 		{"if a then if b then f() end end", true},
 		{"if a then f() else if b then g() end end", true},
 		{"if x == if a then b else c then f() end", true},
+		{"if c then x = if a then 1 else 2 else if d then f() end end", true},
+		{"if c then x = if a then 1 else 2 else if d then f() end", false},
 		{"if a", false},
 		// A last token that needs more continues the chunk.
 		{"local x =", false},
