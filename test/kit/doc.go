@@ -13,7 +13,8 @@
 //     that forgot fails instead of touching the developer's config; a
 //     package that runs commands in process before any test can call
 //     UseConfigDir gives the whole binary a directory (MainInConfigDir);
-//   - background processes with their output (Start, Proc), a host (Serve),
+//   - background processes with their output (Start, Proc), a host (Serve)
+//     and the host file it writes (HostFile),
 //     an emulated Studio window (Studio), stopping processes on every
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID, StopPIDFile);
 //   - Ctrl-C to a child on every platform (Interruptible before its Start,
