@@ -76,7 +76,7 @@ func suspend(pid int) error {
 				return fmt.Errorf("open thread %d: %w", tid, err)
 			}
 			defer windows.CloseHandle(h)
-			if r, _, err := suspendThread.Call(uintptr(h)); r == 0xFFFFFFFF {
+			if r, _, err := suspendThread.Call(uintptr(h)); uint32(r) == 0xFFFFFFFF { // (DWORD)-1
 				return fmt.Errorf("SuspendThread %d: %w", tid, err)
 			}
 			done[tid], fresh = true, fresh+1
