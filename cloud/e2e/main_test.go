@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -63,29 +62,17 @@ func env(t *testing.T, s *cloudtest.Server, bp *bridgePort, extra ...string) []s
 	return append(e, extra...)
 }
 
-// start starts the binary.
+// start starts the binary, ready to be sent Ctrl-C (kit.Interrupt).
 func start(t *testing.T, environ []string, stdout, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(kit.Binary(t), args...)
 	cmd.Env = environ
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	kit.Interruptible(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd
-}
-
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatal(err)
-	return -1
 }
 
 // runBinary runs the binary to its end (within a minute).

@@ -3,7 +3,7 @@ package emulator_test
 // exec --play / --run end to end: the test starts, the script runs in it
 // with live output, the test ends, and the exit code is the script's —
 // with the window back in Edit after success, a script error, a timeout
-// and (interrupt_unix_test.go) an interrupt.
+// and (interrupt_test.go) an interrupt.
 
 import (
 	"strings"

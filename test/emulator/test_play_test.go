@@ -3,7 +3,7 @@ package emulator_test
 // test --play / --run end to end: the specs run in the playtest's server
 // (or client) DataModel, the test ends, and the exit code is the run's —
 // with the window back in Edit after green and red runs, usage errors and a
-// timeout, and (test_interrupt_unix_test.go) an interrupt.
+// timeout, and (interrupt_test.go) an interrupt.
 
 import (
 	"encoding/json"

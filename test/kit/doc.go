@@ -13,9 +13,14 @@
 //     that forgot fails instead of touching the developer's config; a
 //     package that runs commands in process before any test can call
 //     UseConfigDir gives the whole binary a directory (MainInConfigDir);
-//   - background processes with their output (Start, Proc), a host (Serve),
+//   - background processes with their output (Start, Proc), a host (Serve)
+//     and the host file it writes (HostFile),
 //     an emulated Studio window (Studio), stopping processes on every
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID, StopPIDFile);
+//   - Ctrl-C to a child on every platform (Interruptible before its Start,
+//     then Interrupt or InterruptAndWait: SIGINT, or Ctrl-Break on Windows)
+//     and a stopped process (Suspend, Resume: SIGSTOP and SIGCONT, or every
+//     thread suspended on Windows);
 //   - one-shot processes run to their end, with their output, exit code
 //     and time (Run, and RunEnv off the test's goroutine);
 //   - the fake Studio executable that `launch` starts, stopped at cleanup

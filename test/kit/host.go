@@ -29,6 +29,14 @@ func Serve(tb testing.TB, name string, port int, opt Options, args ...string) *P
 	return p
 }
 
+// HostFile is the file a host on port writes in the test's config
+// directory (ConfigDir) and a later process reads to name a host that holds
+// the port but does not answer (bridge's hostFilePath).
+func HostFile(tb testing.TB, port int) string {
+	tb.Helper()
+	return filepath.Join(ConfigDir(tb), "host-"+strconv.Itoa(port)+".json")
+}
+
 // EmulatorDir is test/emulator, where the Studio emulator lives.
 func EmulatorDir() string {
 	_, file, _, _ := runtime.Caller(0)

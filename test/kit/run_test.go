@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// childEnvKey makes the test binary, run by TestRun as a child, act as the
+// childEnvKey makes the test binary, run by a test as a child, act as the
 // process under test: print "out" and "err" and exit with the code it
-// names, or sleep for a minute ("sleep").
+// names, sleep for a minute ("sleep"), or act as the children of the
+// signal tests ("interrupt", "echo": see signalChild).
 const childEnvKey = "KIT_RUN_CHILD"
 
 func init() {
@@ -18,8 +19,11 @@ func init() {
 	if !ok {
 		return
 	}
-	if what == "sleep" {
+	switch what {
+	case "sleep":
 		time.Sleep(time.Minute)
+	case "interrupt", "echo":
+		signalChild(what)
 	}
 	_, _ = os.Stdout.WriteString("out ")
 	_, _ = os.Stderr.WriteString("err ")

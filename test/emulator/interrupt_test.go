@@ -1,16 +1,11 @@
-//go:build unix
-
 package emulator_test
 
-// Ctrl-C (SIGINT) to a command that runs code in Studio. Windows cannot
-// deliver os.Interrupt to a child process; the commands' timeout tests
-// cover the same cancel there.
+// Ctrl-C to a command that runs code in Studio: SIGINT, or Ctrl-Break on
+// Windows (kit.Interrupt), which the command sees as os.Interrupt either way.
 
 import (
-	"errors"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,25 +17,14 @@ import (
 func interruptCLI(t *testing.T, cmd *exec.Cmd, out, errOut *kit.Buffer, wait time.Duration, what string, ready func() bool) {
 	t.Helper()
 	cmd.Stdout, cmd.Stderr = out, errOut
+	kit.Interruptible(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	kit.WaitFor(t, wait, what, ready)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(40 * time.Second):
-		t.Fatalf("still running 40 s after Ctrl-C; stderr %s", errOut.String())
-	}
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
-		t.Errorf("exit %v, want 130; stderr %s", err, errOut.String())
+	if code := kit.InterruptAndWait(t, cmd, 40*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130; stderr %s", code, errOut.String())
 	}
 }
 

@@ -1,15 +1,13 @@
-//go:build !windows
-
 package e2e
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // Ctrl-C stops polling, names the task (which runs on: the API has no
@@ -29,10 +27,7 @@ func TestExecCloudInterrupt(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	code := exitCode(t, cmd.Wait())
+	code := kit.InterruptAndWait(t, cmd, 40*time.Second)
 	path := s.Tasks()[0].Path
 	if code != 130 || !strings.Contains(errb.String(), path) || !strings.Contains(errb.String(), "runs on") {
 		t.Fatalf("exit %d, want 130 and the task path %s\nstderr:\n%s", code, path, errb.String())
