@@ -63,6 +63,7 @@ func Start(tb testing.TB, name string, opt Options, path string, args ...string)
 	p.Cmd.Dir = opt.Dir
 	p.Cmd.Env = ChildEnv(tb, opt.Env...)
 	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
+	setInterruptible(p.Cmd) // so that Stop and Terminate can ask it to exit everywhere
 	if opt.Stdin {
 		stdin, err := p.Cmd.StdinPipe()
 		if err != nil {
@@ -134,8 +135,7 @@ func (p *Proc) Kill(tb testing.TB) time.Time {
 }
 
 // Terminate asks the process to shut down as a user or service manager
-// would (SIGTERM) without waiting for it. Windows has no such request for a
-// console-less child, so there the test is skipped.
+// would (SIGTERM; Ctrl-Break on Windows) without waiting for it.
 func (p *Proc) Terminate(tb testing.TB) {
 	tb.Helper()
 	if err := terminate(tb, p.Cmd.Process); err != nil {
@@ -143,8 +143,9 @@ func (p *Proc) Terminate(tb testing.TB) {
 	}
 }
 
-// Stop ends the process if it is still running: politely where the platform
-// can (SIGTERM), then by force after 5 s. It is safe to call more than once.
+// Stop ends the process if it is still running: politely (SIGTERM;
+// Ctrl-Break on Windows), then by force after 5 s. It is safe to call more
+// than once.
 func (p *Proc) Stop() {
 	if !p.Running() {
 		return

@@ -12,16 +12,19 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// askToExit ends the process: Windows cannot ask a console-less child to
-// shut down (there is no SIGTERM, and CTRL_BREAK reaches only a process
-// group sharing our console), so this is TerminateProcess.
-func askToExit(p *os.Process) error { return p.Kill() }
+// askToExit asks the process to shut down cleanly as Ctrl-Break in its
+// console would (Start puts every process in a group of its own, which is
+// what makes that possible); Go programs receive it as os.Interrupt.
+func askToExit(p *os.Process) error { return interrupt(p) }
 
-// terminate skips the test: what it checks is a clean shutdown on request,
-// which Windows cannot send to a console-less child process.
-func terminate(tb testing.TB, _ *os.Process) error {
+// terminate sends Ctrl-Break, Windows' request to shut down (it has no
+// SIGTERM). A test process without a console cannot send it: the test is
+// then skipped, saying so.
+func terminate(tb testing.TB, p *os.Process) error {
 	tb.Helper()
-	tb.Skip("kit: Windows has no SIGTERM to ask a console-less child process to shut down cleanly")
+	if err := interrupt(p); err != nil {
+		tb.Skipf("%v", err)
+	}
 	return nil
 }
 
