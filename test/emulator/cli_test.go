@@ -2,7 +2,6 @@ package emulator_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,21 +91,12 @@ func TestTerminalReattachesAfterPlayRestarts(t *testing.T) {
 func TestLaunchStartsStudio(t *testing.T) {
 	requireSetup(t)
 	port := kit.FreePort(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "RobloxStudio")
-	// the script notes its pid, which exec hands to the emulator, so that
-	// cleanup stops exactly the process this test started
-	pidFile := filepath.Join(dir, "studio.pid")
-	body := fmt.Sprintf("#!/bin/sh\necho $$ > %q\nexec %q %q --port \"$STUDIO_BRIDGE_PORT\" --place \"$(basename \"$1\" .rbxl)\" --quiet\n",
-		pidFile, nodePath, filepath.Join(emulatorD, "bin", "studio.mjs"))
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	place := filepath.Join(t.TempDir(), "Obby.rbxl")
-	if err := os.WriteFile(place, []byte("<roblox/>"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kit.StopPIDFile(t, pidFile) })
+	script := filepath.Join(t.TempDir(), "RobloxStudio")
+	// launch starts this wrapper as it would start Studio; it execs the
+	// emulator, which cleanup stops
+	kit.StudioScript(t, script, nodePath, fmt.Sprintf(`%q --port "$STUDIO_BRIDGE_PORT" --place "$(basename "$1" .rbxl)" --quiet`,
+		filepath.Join(emulatorD, "bin", "studio.mjs")))
+	place := filepath.Join(kit.Files(t, map[string]string{"Obby.rbxl": "<roblox/>"}), "Obby.rbxl")
 
 	out, errOut, code := cli(t, port, "launch", place, "--studio-path", script, "--wait", "30s")
 	if code != 0 {
