@@ -151,6 +151,9 @@ export class DataModel {
     this.nextHttpId = 1
     // what the DataModel's HttpService did (tests observe reconnection pace)
     this.netAttempts = { http: 0, ws: 0 }
+    // the ports this DataModel's requests and streams went to, with how
+    // many each: a test can tell which host the plugin looked for
+    this.portsReached = new Map()
     this.startedAt = performance.now()
     this.busy = Promise.resolve()
     this.pcsId = randomUUID() // PluginConnection.TargetId of this DataModel
@@ -316,9 +319,20 @@ export class DataModel {
     this.window.openStreams -= 1
   }
 
+  notePort(url) {
+    let port = ''
+    try {
+      port = new URL(url).port
+    } catch {
+      port = '(no URL)'
+    }
+    this.portsReached.set(port, (this.portsReached.get(port) ?? 0) + 1)
+  }
+
   wsOpen(url) {
     const id = this.nextSocketId++
     this.netAttempts.ws += 1
+    this.notePort(url)
     this.window.openStreams += 1
     if (this.context === 'client' && !this.window.options.clientLocalhost && isLoopbackUrl(url)) {
       // A Play client DataModel cannot reach localhost (README, "Studio's
@@ -392,6 +406,7 @@ export class DataModel {
   httpRequest(method, url, headersJson, body) {
     const id = this.nextHttpId++
     this.netAttempts.http += 1
+    this.notePort(url)
     if (this.window.faults.has('http-denied')) {
       // the user said no to the permission prompt: no request leaves Studio
       setTimeout(() => this.push('http', id, 0, '', 'Http requests are not allowed: the user denied this plugin permission (emulated fault http-denied)'), 5).unref()
