@@ -102,6 +102,12 @@ func inTest(ctx context.Context, env *Env, c playChoice, work func(env *Env) (*R
 	}
 	in, err := StartTest(ctx, env, env.Session.InstanceID, c.mode(), PlayTimeout)
 	if err != nil {
+		var refused *NotStartedError
+		if errors.As(err, &refused) {
+			// nothing started: a test already running (the user's own) is
+			// not this command's to end
+			return nil, err
+		}
 		if ctx.Err() == nil && !hasTestSessions(in) && protocol.CodeOf(err) != protocol.CodeTimeout {
 			return nil, err // nothing started
 		}

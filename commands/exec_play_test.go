@@ -2,12 +2,18 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
 )
 
 // --play and --run choose the same way for every playable command: the
@@ -61,5 +67,79 @@ func TestInTestRefusesPlayAndRun(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "exclusive") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A refused --play leaves the test it found alone: with the window already
+// in a test (the user's own play start), exec --play and test --play answer
+// "already in Play mode" and send nothing to the test's sessions (no play
+// stop, no exec), which stay connected. The window is three fake plugins:
+// its edit, server and client DataModels, in Play.
+func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
+	port := kit.FreePort(t)
+	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
+	t.Cleanup(b.Kill)
+	plugins := map[protocol.Context]*fakeplugin.Plugin{}
+	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient} {
+		plugins[c], _ = kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Context: c, State: protocol.StatePlay, Handler: fakeplugin.Studio})
+	}
+	edit, err := b.Resolve(context.Background(), bridge.Target{Context: protocol.ContextEdit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		d    *Definition
+		args any
+	}{
+		{"exec --play", Exec, &ExecArgs{Script: "print(1)", Playtest: Playtest{Play: true}}},
+		{"exec --run", Exec, &ExecArgs{Script: "print(1)", Playtest: Playtest{Run: true}}},
+		{"test --play", Test, &TestArgs{Paths: []string{kit.Files(t, map[string]string{"a.spec.luau": "return function() it(\"runs\", function() end) end"})}, Playtest: Playtest{Play: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &Env{Bridge: b, Session: edit, Stdout: io.Discard, Stderr: io.Discard}
+			_, err := run(t, env, tc.d, tc.args)
+			var refused *NotStartedError
+			if protocol.CodeOf(err) != protocol.CodeBusy || !errors.As(err, &refused) ||
+				!strings.Contains(err.Error(), "Studio is already in Play mode; run `studio-bridge play stop` first.") {
+				t.Fatalf("%v, want the BUSY refusal", err)
+			}
+			for c, p := range plugins {
+				if got := p.Requests(); len(got) != 0 {
+					t.Errorf("the %s DataModel was sent %d requests (first: %s)", c, len(got), got[0].Action)
+				}
+			}
+			in, err := window(context.Background(), b, "A")
+			if err != nil || windowState(in) != protocol.StatePlay || len(in.Sessions) != 3 {
+				t.Fatalf("after the refusal the window is %s with %d sessions (%v), want Play with 3", windowState(in), len(in.Sessions), err)
+			}
+		})
+	}
+}
+
+// The plugin's own refusal (a test the host has not seen yet: BUSY) is a
+// refusal too: nothing started, so nothing is stopped or waited for.
+func TestPluginRefusalStartsNothing(t *testing.T) {
+	port := kit.FreePort(t)
+	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
+	t.Cleanup(b.Kill)
+	p, _ := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+		if action == "play" {
+			return fakeplugin.Reply{Err: &protocol.Error{Code: protocol.CodeBusy, Message: "Studio is already running a test; stop it first."}}
+		}
+		return fakeplugin.Studio(action, payload)
+	}})
+	edit, err := b.Resolve(context.Background(), bridge.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Bridge: b, Session: edit, Stdout: io.Discard, Stderr: io.Discard}
+	_, err = run(t, env, Exec, &ExecArgs{Script: "print(1)", Playtest: Playtest{Play: true}})
+	var refused *NotStartedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "already running a test") {
+		t.Fatalf("%v, want the plugin's refusal", err)
+	}
+	if got := p.Requests(); len(got) != 1 || got[0].Action != "play" {
+		t.Fatalf("requests %v, want the one play start", got)
 	}
 }

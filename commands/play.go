@@ -166,31 +166,50 @@ func playStart(ctx context.Context, env *Env, mode string) (*Result, error) {
 	return playResult(in), nil
 }
 
+// NotStartedError is StartTest's error when it started nothing: the window
+// is already in a test (perhaps the user's own, which is none of the
+// caller's business to end), has no edit session, could not be read, or
+// Studio refused the start. Any other StartTest error may leave a test
+// starting, which a caller wrapping work in a test must end (inTest).
+type NotStartedError struct{ Err error }
+
+func (e *NotStartedError) Error() string { return e.Err.Error() }
+func (e *NotStartedError) Unwrap() error { return e.Err }
+
+// notStarted marks err as StartTest's refusal: nothing was started.
+func notStarted(err error) error { return &NotStartedError{Err: err} }
+
 // StartTest starts a test (mode play or run) in the window, which must be
 // in Edit mode, and waits at most timeout until the test's sessions are
-// connected.
+// connected. A *NotStartedError says it started nothing.
 func StartTest(ctx context.Context, env *Env, instanceID, mode string, timeout time.Duration) (bridge.Instance, error) {
 	if mode == "" {
 		mode = "play"
 	}
 	in, err := window(ctx, env.Bridge, instanceID)
 	if err != nil {
-		return in, err
+		return in, notStarted(err)
 	}
 	if st := windowState(in); st != protocol.StateEdit {
-		return in, &protocol.Error{Code: protocol.CodeBusy, Message: fmt.Sprintf("Studio is already in %s mode; run `studio-bridge play stop` first.", st)}
+		return in, notStarted(&protocol.Error{Code: protocol.CodeBusy, Message: fmt.Sprintf("Studio is already in %s mode; run `studio-bridge play stop` first.", st)})
 	}
 	edit, ok := in.Get(protocol.ContextEdit)
 	if !ok {
-		return in, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "This Studio window has no edit session connected; starting a test needs one."}
+		return in, notStarted(&protocol.Error{Code: protocol.CodeInvalidPayload, Message: "This Studio window has no edit session connected; starting a test needs one."})
 	}
 	start := time.Now()
 	done := env.StatusAfter(fmt.Sprintf("starting %s…", mode))
 	defer done()
 	raw, _ := json.Marshal(map[string]string{"action": "start", "mode": mode})
 	if _, err := env.Bridge.Call(ctx, edit.SessionID, "play", raw, bridge.CallOptions{Timeout: timeout}); err != nil {
-		if protocol.CodeOf(err) == protocol.CodeUnknownAction {
-			return in, &protocol.Error{Code: protocol.CodeCapabilityUnsupported, Message: "This Studio's studio-bridge plugin cannot control playtests; update it with `studio-bridge install-plugin` and restart Studio."}
+		switch protocol.CodeOf(err) {
+		case protocol.CodeUnknownAction:
+			return in, notStarted(&protocol.Error{Code: protocol.CodeCapabilityUnsupported, Message: "This Studio's studio-bridge plugin cannot control playtests; update it with `studio-bridge install-plugin` and restart Studio."})
+		case protocol.CodeBusy, protocol.CodeInvalidPayload:
+			// the plugin refused before starting anything: a test already
+			// runs (one the host has not seen yet), or this DataModel is
+			// not the edit one
+			return in, notStarted(err)
 		}
 		return in, err
 	}

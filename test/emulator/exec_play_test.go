@@ -6,9 +6,12 @@ package emulator_test
 // and (interrupt_test.go) an interrupt.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestExecPlay(t *testing.T) {
@@ -39,18 +42,6 @@ func TestExecPlay(t *testing.T) {
 		})
 	}
 
-	// a window already in a test: exec --play refuses and leaves it alone
-	if _, stderr, code := cli(t, port, "play", "start"); code != 0 {
-		t.Fatalf("play start: exit %d, %s", code, stderr)
-	}
-	if _, stderr, code := cli(t, port, "exec", "--play", "print(1)"); code != 1 || !strings.Contains(stderr, "already in Play mode") {
-		t.Errorf("exec --play during a test: exit %d, stderr %q", code, stderr)
-	}
-	if _, stderr, code := cli(t, port, "play", "stop"); code != 0 {
-		t.Fatalf("play stop: exit %d, %s", code, stderr)
-	}
-	backInEdit(t, b, "E2E-EXEC-PLAY")
-
 	// MCP's studio_exec takes the same choice
 	cs := mcpSession(t, port)
 	out, isErr := mcpCall(t, cs, "studio_exec", map[string]any{"script": `return game:GetService("RunService"):IsServer()`, "play": true})
@@ -61,6 +52,74 @@ func TestExecPlay(t *testing.T) {
 }
 
 func mustJSONString(v any) string { return string(mustJSON(v)) }
+
+// A window already in a test (the user's own play start) refuses --play
+// and --run on every surface, and the test keeps running: the refusal
+// ends nothing it did not start.
+func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
+	port, _, b, _ := editWindow(t, "E2E-PLAY-REFUSED")
+	const refusal = "Studio is already in %s mode; run `studio-bridge play stop` first."
+	stillIn := func(t *testing.T, state, contexts string) {
+		t.Helper()
+		if d, stderr, code := playJSON(t, port, "status"); code != 0 || d.State != state || d.contexts() != contexts {
+			t.Fatalf("play status after the refusal: exit %d, %+v (want %s with %s), stderr %q", code, d, state, contexts, stderr)
+		}
+	}
+	if d, stderr, code := playJSON(t, port, "start"); code != 0 || d.State != "Play" {
+		t.Fatalf("play start: exit %d, %+v, %s", code, d, stderr)
+	}
+
+	t.Run("CLI", func(t *testing.T) {
+		specs := kit.Files(t, map[string]string{"a.spec.luau": `return function() it("runs", function() end) end`})
+		for _, args := range [][]string{{"exec", "--play", "print(1)"}, {"exec", "--run", "print(1)"}, {"test", "--play"}} {
+			stdout, stderr, code := cliIn(t, specs, port, args...)
+			if code != 1 || stdout != "" || !strings.Contains(stderr, fmt.Sprintf(refusal, "Play")) {
+				t.Errorf("%v during a test: exit %d (want 1)\nstdout %q\nstderr %q", args, code, stdout, stderr)
+			}
+			stillIn(t, "Play", "edit,server,client")
+		}
+	})
+
+	t.Run("terminal", func(t *testing.T) {
+		stdout, stderr := terminalPiped(t, port, ".exec --play print(1)\n.play status\n")
+		if !strings.Contains(stderr, fmt.Sprintf(refusal, "Play")) || !strings.Contains(stdout, "State:  Play") {
+			t.Errorf(".exec --play during a test:\nstdout %q\nstderr %q", stdout, stderr)
+		}
+		stillIn(t, "Play", "edit,server,client")
+	})
+
+	if d, stderr, code := playJSON(t, port, "stop"); code != 0 || d.State != "Edit" {
+		t.Fatalf("play stop: exit %d, %+v, %s", code, d, stderr)
+	}
+	if d, stderr, code := playJSON(t, port, "start", "--mode", "run"); code != 0 || d.State != "Run" {
+		t.Fatalf("play start --mode run: exit %d, %+v, %s", code, d, stderr)
+	}
+
+	t.Run("MCP", func(t *testing.T) {
+		cs := mcpSession(t, port)
+		for _, tool := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"studio_exec", map[string]any{"script": "print(1)", "play": true}},
+			{"studio_exec", map[string]any{"script": "print(1)", "run": true}},
+		} {
+			// the text is MCP's BUSY; the refusal itself is what matters here
+			if out, isErr := mcpCall(t, cs, tool.name, tool.args); !isErr {
+				t.Errorf("%s %v during a Run test: %v, want an error", tool.name, tool.args, out)
+			}
+			if out, isErr := mcpCall(t, cs, "studio_play", map[string]any{"action": "status"}); isErr || out["state"] != "Run" {
+				t.Fatalf("studio_play status after %s %v: %v (error %v), want Run", tool.name, tool.args, out, isErr)
+			}
+		}
+		stillIn(t, "Run", "edit,server")
+	})
+
+	if d, stderr, code := playJSON(t, port, "stop"); code != 0 || d.State != "Edit" {
+		t.Fatalf("play stop: exit %d, %+v, %s", code, d, stderr)
+	}
+	backInEdit(t, b, "E2E-PLAY-REFUSED")
+}
 
 // A script that never yields freezes the server DataModel: the test cannot
 // be ended, and exec --play says so and exits with the timeout code.

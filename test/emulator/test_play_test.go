@@ -86,6 +86,9 @@ func TestTestPlay(t *testing.T) {
 	if _, stderr, code := cliIn(t, specsDir, port, "test", "--play", "green"); code != 1 || !strings.Contains(stderr, "already in Play mode") {
 		t.Errorf("test --play during a test: exit %d, stderr %q", code, stderr)
 	}
+	if d, stderr, code := playJSON(t, port, "status"); code != 0 || d.State != "Play" {
+		t.Errorf("the refused test --play ended the test: exit %d, %+v, stderr %q", code, d, stderr)
+	}
 	if _, stderr, code := cli(t, port, "play", "stop"); code != 0 {
 		t.Fatalf("play stop: exit %d, %s", code, stderr)
 	}
