@@ -53,20 +53,19 @@ type QueryService struct {
 const MaxQueryDepth = 10
 
 // Query inspects the DataModel.
-var Query = &Definition{
-	Name:           "query",
-	Summary:        "Inspect an instance of the DataModel: properties, attributes, children.",
-	Description:    `Query the Roblox DataModel to inspect instances, properties, attributes, and children. Use dot-separated paths like "Workspace.SpawnLocation" to navigate the instance tree. Returns structured JSON with class names, properties, and child counts.`,
-	Args:           &QueryArgs{},
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
-	Output:         QueryData{},
-	MCP:            true,
-	LargeOutput:    true,
-	Timeout:        10 * time.Second,
-	Noun:           "DataModel query",
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*QueryArgs)
+var Query = Define(Spec[QueryArgs, QueryData]{
+	Definition: Definition{
+		Name:           "query",
+		Summary:        "Inspect an instance of the DataModel: properties, attributes, children.",
+		Description:    `Query the Roblox DataModel to inspect instances, properties, attributes, and children. Use dot-separated paths like "Workspace.SpawnLocation" to navigate the instance tree. Returns structured JSON with class names, properties, and child counts.`,
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextEdit,
+		MCP:            true,
+		LargeOutput:    true,
+		Timeout:        10 * time.Second,
+		Noun:           "DataModel query",
+	},
+	Run: func(ctx context.Context, env *Env, args *QueryArgs) (*Result, error) {
 		if args.Path == "" && !args.ListServices {
 			return nil, UsageError{fmt.Errorf("query needs a path (e.g. Workspace.SpawnLocation), or --services")}
 		}
@@ -84,7 +83,7 @@ var Query = &Definition{
 		}
 		return &Result{Data: data, Text: renderQuery(tree)}, nil
 	},
-}
+})
 
 func renderQuery(data map[string]any) string {
 	var b strings.Builder

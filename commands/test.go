@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -39,26 +40,25 @@ type TestArgs struct {
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
 // Cloud and reports them.
-var Test = &Definition{
-	Name:         "test",
-	Summary:      "Run TestEZ (or Jest-Lua) specs (*.spec.luau) in Studio, a playtest or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
-	Description:  "Run TestEZ (or, with runner 'jest', Jest-Lua) unit tests in a Roblox Studio session, or in a playtest with play/run: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. The framework must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
-	Args:         &TestArgs{},
-	NeedsSession: true,
-	Standalone: func(a any) bool {
-		args := a.(*TestArgs)
-		return args.Cloud || args.cloudFlag() != ""
+var Test = Define(Spec[TestArgs, TestData]{
+	Definition: Definition{
+		Name:           "test",
+		Summary:        "Run TestEZ (or Jest-Lua) specs (*.spec.luau) in Studio, a playtest or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
+		Description:    "Run TestEZ (or, with runner 'jest', Jest-Lua) unit tests in a Roblox Studio session, or in a playtest with play/run: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. The framework must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextServer,
+		Mutates:        true,
+		LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
+		MCP:            true,
+		Timeout:        300 * time.Second,
+		Noun:           "Test run",
 	},
-	DefaultContext: protocol.ContextServer,
-	Retarget:       retargetTest,
-	Mutates:        true,
-	Output:         TestData{},
-	LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
-	MCP:            true,
-	Timeout:        300 * time.Second,
-	Noun:           "Test run",
-	Run:            runTest,
-}
+	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" },
+	Retarget: func(args *TestArgs, t bridge.Target) (bridge.Target, error) {
+		return retargetTest(args.playChoice(), t)
+	},
+	Run: runTest,
+})
 
 func (a *TestArgs) playChoice() playChoice { return a.choice("test") }
 
@@ -86,8 +86,7 @@ const (
 	jestWallyLines = "Jest = \"jsdotlua/jest@3.10.0\"\n    JestGlobals = \"jsdotlua/jest-globals@3.10.0\""
 )
 
-func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
-	args := a.(*TestArgs)
+func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
 	if err := checkTestArgs(args); err != nil {
 		return nil, err
 	}
