@@ -39,6 +39,8 @@ type Definition struct {
 	Mutates bool
 	// MCP exposes the command as an MCP tool.
 	MCP bool
+	// Title is the MCP tool's human-readable title.
+	Title string
 	// LargeOutput marks results that can be large (an exec's output, logs,
 	// a query's tree, a test run's failures): MCP caps them (maxOutputBytes)
 	// so one answer cannot flood an agent's context; a result that is a
@@ -72,6 +74,7 @@ type Definition struct {
 	retarget   func(args any, t bridge.Target) (bridge.Target, error)
 	prepare    func(args any, stdin io.Reader) error
 	standalone func(args any) bool
+	check      func(args any) error
 }
 
 // Env is what a command runs against.

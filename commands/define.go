@@ -29,6 +29,10 @@ type Spec[A, D any] struct {
 	// Standalone, when set and true for the given arguments, runs the
 	// command without the bridge network or a session (exec --cloud).
 	Standalone func(args *A) bool
+	// Check, when set, is the command's own validation beyond its tags
+	// (arguments that need each other): Invoke runs it with Validate,
+	// before any session is resolved.
+	Check func(args *A) error
 }
 
 // NoArgs is the argument struct of a command that takes none.
@@ -53,6 +57,9 @@ func Define[A, D any](s Spec[A, D]) *Definition {
 	}
 	if f := s.PrepareCLI; f != nil {
 		d.prepare = func(a any, stdin io.Reader) error { return f(a.(*A), stdin) }
+	}
+	if f := s.Check; f != nil {
+		d.check = func(a any) error { return f(a.(*A)) }
 	}
 	if f := s.Standalone; f != nil {
 		d.standalone = func(a any) bool { return f(a.(*A)) }

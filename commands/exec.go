@@ -44,6 +44,7 @@ type ExecData struct {
 var Exec = Define(Spec[ExecArgs, ExecData]{
 	Definition: Definition{
 		Name:           "exec",
+		Title:          "Run Luau in Studio",
 		Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
 		Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
 		NeedsSession:   true,
@@ -52,6 +53,7 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		LargeOutput:    true,
 		MCP:            true,
 		Timeout:        120 * time.Second,
+		MaxTimeout:     time.Hour,
 		Noun:           "Script execution",
 	},
 	// With --cloud (or a --cloud flag, to refuse it at once) exec needs

@@ -45,6 +45,7 @@ const internalPrefix = "[StudioBridge]"
 var Logs = Define(Spec[LogsArgs, LogsData]{
 	Definition: Definition{
 		Name:           "logs",
+		Title:          "Read Studio Output",
 		Summary:        "Print a session's recent Output lines, or follow them live.",
 		Description:    "Retrieve buffered output log lines from a Roblox Studio session. Returns recent log entries with timestamps and severity levels. Use this to check for errors, warnings, or print output.",
 		NeedsSession:   true,

@@ -45,6 +45,7 @@ type screenshotPayload struct {
 var Screenshot = Define(Spec[ScreenshotArgs, ScreenshotData]{
 	Definition: Definition{
 		Name:         "screenshot",
+		Title:        "Capture a Studio screenshot",
 		Summary:      "Save a PNG of the Studio viewport.",
 		Description:  "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
 		NeedsSession: true,

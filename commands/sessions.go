@@ -30,6 +30,7 @@ const NoSessionsHint = "No active sessions. Is Studio running with the studio-br
 var Sessions = Define(Spec[NoArgs, SessionsData]{
 	Definition: Definition{
 		Name:        "sessions",
+		Title:       "List Studio sessions",
 		Summary:     "List the Studio sessions connected to the bridge, grouped by Studio window.",
 		Description: "List all running Roblox Studio sessions connected to studio-bridge. Returns session IDs, place names, Studio state, and connection metadata. Call this first to discover available sessions.",
 		MCP:         true,

@@ -20,6 +20,7 @@ type StateData struct {
 var State = Define(Spec[NoArgs, StateData]{
 	Definition: Definition{
 		Name:           "state",
+		Title:          "Get a Studio session's state",
 		Summary:        "Show a session's run mode, place and game.",
 		Description:    "Get the current state of a Roblox Studio session: run mode (Edit, Play, Paused, Run, Server, Client), place name, place ID, and game ID.",
 		NeedsSession:   true,

@@ -19,6 +19,10 @@ type Spelling interface {
 	// Usage is what a usage error about command path ends with ("" for
 	// none).
 	Usage(path string) string
+	// Folder names the current folder of the process running the command
+	// (abs, or "" when unknown): "the current folder" to someone who typed
+	// the command there, its path to an agent that cannot know it.
+	Folder(abs string) string
 }
 
 // People is the spelling for people at a command line (the CLI and the
@@ -27,9 +31,18 @@ var People Spelling = peopleSpelling{}
 
 type peopleSpelling struct{}
 
-func (peopleSpelling) Arg(name string) string { return "--" + kebab(name) }
+func (peopleSpelling) Arg(name string) string {
+	for _, d := range All {
+		for _, a := range Fields(d.Args) {
+			if a.Name == name && !a.NoCLI {
+				return "--" + a.Flag
+			}
+		}
+	}
+	return "--" + kebab(name)
+}
 func (peopleSpelling) Step(path string, words ...string) string {
-	return "`studio-bridge " + strings.Join(append([]string{path}, words...), " ") + "`"
+	return "run `studio-bridge " + strings.Join(append([]string{path}, words...), " ") + "`"
 }
 func (peopleSpelling) Usage(path string) string {
 	if d := Lookup(path); d != nil {
@@ -37,6 +50,12 @@ func (peopleSpelling) Usage(path string) string {
 	}
 	return ""
 }
+
+func (peopleSpelling) Folder(string) string { return "the current folder" }
+
+// CurrentFolder is the process's current folder in a Worded text (see
+// Spelling.Folder).
+type CurrentFolder string
 
 // ArgName is an argument's JSON name in a Worded text; each surface spells
 // it (--root, root).
@@ -92,6 +111,8 @@ func (w *Worded) Spell(s Spelling) string {
 			args[i] = s.Step(a.Path, a.Words...)
 		case UsageOf:
 			args[i] = s.Usage(string(a))
+		case CurrentFolder:
+			args[i] = s.Folder(string(a))
 		default:
 			args[i] = a
 		}
