@@ -406,7 +406,11 @@ func TestErrorTexts(t *testing.T) {
 		want, more string
 	}{
 		{protocol.Errorf(protocol.CodeTimeout, "State query timed out after 5 seconds."), "State query timed out after 5 seconds.", ""},
-		{protocol.Errorf(protocol.CodeBusy, "a script is running"), "Plugin is busy executing another script.", ""},
+		{protocol.Errorf(protocol.CodeBusy, "a script is running"), "Plugin is busy executing another script.", "a script is running"},
+		// BUSY keeps the spec's text; the real reason and the next step,
+		// worded as an agent takes it, are in detail.
+		{&commands.Worded{Code: protocol.CodeBusy, Format: "Studio is already in %s mode; %s first.", Args: []any{protocol.StatePlay, commands.StepTo{Path: "play", Words: []string{"stop"}}}},
+			"Plugin is busy executing another script.", `Studio is already in Play mode; call studio_play with {"action":"stop"} first.`},
 		{protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host answered on 127.0.0.1:1"),
 			"No bridge host running. Start Studio with the studio-bridge plugin installed, then try again.", "no bridge host answered on 127.0.0.1:1"},
 		{protocol.Errorf(protocol.CodeSessionNotFound, "Session not found: s1"), "Session not found: s1. Call studio_sessions to see available sessions.", ""},

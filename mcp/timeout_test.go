@@ -1,0 +1,45 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+)
+
+// TestTimeoutArgument: studio_exec and studio_test take a bounded timeout
+// in seconds (their defaults stated in the schema); other tools take none.
+func TestTimeoutArgument(t *testing.T) {
+	for _, tc := range []struct {
+		d    *commands.Definition
+		args string
+		want time.Duration
+		err  string
+	}{
+		{commands.Exec, `{"script":"print(1)"}`, 0, ""},
+		{commands.Exec, `{"script":"print(1)","timeout":5}`, 5 * time.Second, ""},
+		{commands.Test, `{"root":"ReplicatedStorage.Tests","timeout":3600}`, time.Hour, ""},
+		{commands.Exec, `{"script":"print(1)","timeout":3601}`, 0, "timeout must be a whole number of seconds from 1 to 3600"},
+		{commands.Exec, `{"script":"print(1)","timeout":1.5}`, 0, "timeout must be a whole number"},
+		{commands.State, `{"timeout":5}`, 0, `unknown property "timeout"`},
+	} {
+		in, err := decodeInput(tc.d, json.RawMessage(tc.args))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %s: %v, want %q", tc.d.Name, tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || in.timeout != tc.want {
+			t.Errorf("%s %s: timeout %v, err %v; want %v", tc.d.Name, tc.args, in.timeout, err, tc.want)
+		}
+	}
+	for _, d := range []*commands.Definition{commands.Exec, commands.Test} {
+		p := InputSchema(d)["properties"].(map[string]any)["timeout"].(map[string]any)
+		if p["default"] != int(d.Timeout.Seconds()) || p["maximum"] != 3600 || !strings.Contains(p["description"].(string), "Default: ") {
+			t.Errorf("%s: timeout schema %v", d.Name, p)
+		}
+	}
+}
