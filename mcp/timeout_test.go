@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +43,21 @@ func TestTimeoutArgument(t *testing.T) {
 		if p["default"] != int(d.Timeout.Seconds()) || p["maximum"] != 3600 || !strings.Contains(p["description"].(string), "Default: ") {
 			t.Errorf("%s: timeout schema %v", d.Name, p)
 		}
+	}
+}
+
+// TestTimeoutArgumentBoundsTheCall: a script that never finishes ends with
+// the timeout the call chose, in the spec's words.
+func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
+	w := newWorld(t)
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Handler: fakeplugin.Studio})
+	t.Cleanup(p.Close)
+	if _, err := p.WaitWelcome(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.client(t, Options{})
+	res := call(t, cs, "studio_exec", map[string]any{"script": "task.wait(60)", "timeout": 1})
+	if m := text(t, res); !res.IsError || m["error"] != "Script execution timed out after 1 second." {
+		t.Fatalf("%+v", m)
 	}
 }
