@@ -244,7 +244,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	case "jest-missing":
 		return nil, Usagef("test: Jest-Lua is not in the place (looked at %s); add it as Wally dev-dependencies in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its Jest ModuleScript with %s", strings.Join(ans.Searched, ", "), jestWallyLines, ArgName("jestPath"))
 	case "jest-no-loadstring":
-		return nil, UsageError{errors.New("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without --play/--run)")}
+		return nil, Usagef("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without %s/%s)", ArgName("play"), ArgName("run"))
 	case "root-missing":
 		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
 	case "root-uncloneable":
