@@ -61,3 +61,15 @@ func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// TestGroupLeafToolName: a group's leaf is a tool of its own, named by its
+// path.
+func TestGroupLeafToolName(t *testing.T) {
+	leaf := commands.Define(commands.Spec[commands.NoArgs, commands.NoData]{
+		Definition: commands.Definition{Name: "read", Group: &commands.Group{Name: "script"}, Summary: "Read a script."},
+		Run: func(context.Context, *commands.Env, *commands.NoArgs) (*commands.Result, error) { return &commands.Result{}, nil },
+	})
+	if got := ToolName(leaf); got != "studio_script_read" {
+		t.Fatalf("tool name %q", got)
+	}
+}
