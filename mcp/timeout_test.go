@@ -67,7 +67,9 @@ func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
 func TestGroupLeafToolName(t *testing.T) {
 	leaf := commands.Define(commands.Spec[commands.NoArgs, commands.NoData]{
 		Definition: commands.Definition{Name: "read", Group: &commands.Group{Name: "script"}, Summary: "Read a script."},
-		Run: func(context.Context, *commands.Env, *commands.NoArgs) (*commands.Result, error) { return &commands.Result{}, nil },
+		Run: func(context.Context, *commands.Env, *commands.NoArgs) (*commands.Result, error) {
+			return &commands.Result{}, nil
+		},
 	})
 	if got := ToolName(leaf); got != "studio_script_read" {
 		t.Fatalf("tool name %q", got)
