@@ -88,7 +88,7 @@ func startFollow(t *testing.T, b bridge.Conn, args *LogsArgs) *follower {
 			f.mu.Unlock()
 		}}
 	go func() {
-		_, err := Logs.Run(ctx, env, args)
+		_, err := Logs.run(ctx, env, args)
 		f.done <- err
 	}()
 	t.Cleanup(func() { f.end(t) })
