@@ -271,7 +271,9 @@ export class MiniHost {
     }
   }
 
-  call(session, action, payload = {}, { timeoutMs = 15000 } = {}) {
+  // timeoutMs guards against a hang; it is no speed bound (a loaded machine
+  // takes tens of seconds for a screenshot).
+  call(session, action, payload = {}, { timeoutMs = 60000 } = {}) {
     const id = String(this.nextId++)
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
