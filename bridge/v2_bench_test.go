@@ -16,7 +16,7 @@ import (
 // session on a shared window socket (ack, then response) → back.
 func BenchmarkV2CallHost(b *testing.B) {
 	h := newV2Host(b, HostConfig{})
-	_, ids := startWindow(b, fakeplugin.WindowConfig{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
+	_, ids := startWindow(b, fakeplugin.Config{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: benchutil.StateHandler},
 		{Context: protocol.ContextServer, Handler: benchutil.StateHandler},
 	}})
@@ -27,7 +27,7 @@ func BenchmarkV2CallHost(b *testing.B) {
 // plugin, reassembled and parsed by the (Go) fake plugin.
 func BenchmarkV2Exec4MB(b *testing.B) {
 	h := newV2Host(b, HostConfig{})
-	_, ids := startWindow(b, fakeplugin.WindowConfig{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
+	_, ids := startWindow(b, fakeplugin.Config{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: len(payload)}
 		}},
