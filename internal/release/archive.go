@@ -22,7 +22,7 @@ func WriteArchive(path, bin, name string, modified time.Time) (err error) {
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }() // read only
 	return writeAtomic(path, func(w io.Writer) error {
 		zw := zip.NewWriter(w)
 		h := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified.UTC()}
@@ -63,7 +63,7 @@ func FileSHA256(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
@@ -79,9 +79,10 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
+	// After a successful rename there is nothing left to remove.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if err := write(tmp); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write's error says more
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -12,11 +12,10 @@ import (
 
 // child is a process try runs until the end.
 type child struct {
-	name    string
-	cmd     *exec.Cmd
-	done    chan struct{} // closed when it has exited
-	err     error         // its Wait's error, once done
-	stopped bool          // try asked it to stop
+	name string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when it has exited
+	err  error         // its Wait's error, once done
 }
 
 func (c *child) start() error {
@@ -81,7 +80,7 @@ func waitConnected(ctx context.Context, port, pid int, d time.Duration) error {
 				Sessions int `json:"sessions"`
 			}
 			err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&h)
-			resp.Body.Close()
+			_ = resp.Body.Close() // a read body's Close error says nothing more
 			if err == nil && h.PID == pid && h.Sessions > 0 {
 				return nil
 			}

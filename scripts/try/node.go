@@ -63,7 +63,10 @@ func staleNodePackages(emulator string) (string, error) {
 		var got struct {
 			Version string `json:"version"`
 		}
-		if json.Unmarshal(raw, &got) != nil || got.Version != want.Version {
+		if json.Unmarshal(raw, &got) != nil {
+			return strings.TrimPrefix(path, "node_modules/") + " has an unreadable package.json", nil
+		}
+		if got.Version != want.Version {
 			return fmt.Sprintf("%s is %s, the lockfile has %s", strings.TrimPrefix(path, "node_modules/"), got.Version, want.Version), nil
 		}
 	}

@@ -148,7 +148,7 @@ func TestStaleNodePackages(t *testing.T) {
 		{name: "missing", change: map[string]string{"node_modules/@s/b/package.json": ""}, want: "@s/b is missing"},
 		{name: "nested missing", change: map[string]string{"node_modules/a/node_modules/c/package.json": ""}, want: "a/node_modules/c is missing"},
 		{name: "other version", change: map[string]string{"node_modules/a/package.json": `{"version": "0.9.0"}`}, want: "a is 0.9.0, the lockfile has 1.0.0"},
-		{name: "broken package.json", change: map[string]string{"node_modules/a/package.json": `{`}, want: "a is , the lockfile has 1.0.0"},
+		{name: "broken package.json", change: map[string]string{"node_modules/a/package.json": `{`}, want: "a has an unreadable package.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
