@@ -54,6 +54,7 @@ func run(ctx context.Context, port int, bin string) error {
 		}
 	}
 
+	prepared := time.Now()
 	say("[3/4] building %s (go build; the first build on this machine takes a minute or two)", rel(root, bin))
 	build := []string{"build", "-v", "-tags", "urfave_cli_no_docs", "-o", bin, "./cmd/studio-bridge"}
 	// Static, without urfave/cli's man pages: as `task build` and the tests
@@ -68,6 +69,7 @@ func run(ctx context.Context, port int, bin string) error {
 		return nil // Ctrl-C before anything ran: nothing to stop
 	}
 
+	built := time.Now()
 	say("[4/4] starting the bridge host and an emulated Studio window on port %d", port)
 	p := strconv.Itoa(port)
 	host := &child{name: "the bridge host", cmd: exec.Command(bin, "--port", p, "serve")}
@@ -103,7 +105,8 @@ func run(ctx context.Context, port int, bin string) error {
 				say("warning: %v", err)
 				continue
 			}
-			say("ready in %.1fs: a Studio window in Edit mode is connected on port %d. In another terminal:", time.Since(start).Seconds(), port)
+			say("ready in %.1fs (checks and Node packages %.1fs, build %.1fs, host and window %.1fs): a Studio window in Edit mode is connected on port %d. In another terminal:",
+				time.Since(start).Seconds(), prepared.Sub(start).Seconds(), built.Sub(prepared).Seconds(), time.Since(built).Seconds(), port)
 			say("    %s --port %d exec 'print(1)'", rel(root, bin), port)
 			say("  and sessions, state, query Workspace, terminal, mcp. Type play (or stop) here to switch modes; Ctrl-C ends both.")
 		case <-host.done:
