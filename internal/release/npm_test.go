@@ -5,7 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 // hostBuild compiles the binary for this machine with the test kit's flags
@@ -59,4 +63,16 @@ func TestHostRelease(t *testing.T) {
 	project := npmInstall(t, res.NPM, host)
 	checkNPX(t, project, v.Full)
 	checkShimSignal(t, project)
+
+	// Without its platform package (--omit=optional) the shim says which
+	// package to add, and how.
+	if err := os.RemoveAll(filepath.Join(project, "node_modules", filepath.FromSlash(host.NPMName()))); err != nil {
+		t.Fatal(err)
+	}
+	shim := filepath.Join(project, "node_modules", "@studio-bridge", "cli", "bin", "studio-bridge.js")
+	r := kit.Run(t, time.Minute, kit.Options{}, nodePath(t), shim, "--version")
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, host.NPMName()+"@"+v.NPM+", the package with the binary for "+host.NPMOS+"-"+host.NPMCPU+", is not installed") ||
+		!strings.Contains(r.Stderr, "--omit=optional") {
+		t.Errorf("the shim without its platform package: exit %d, stdout %q, stderr %q; want exit 1 naming %s and --omit=optional", r.Code, r.Stdout, r.Stderr, host.NPMName())
+	}
 }
