@@ -175,8 +175,14 @@ func checkShimSignal(t *testing.T, project string) {
 	shim := filepath.Join(project, "node_modules", "@studio-bridge", "cli", "bin", "studio-bridge.js")
 	cmd := exec.Command(nodePath(t), shim, "serve", "--port", strconv.Itoa(port))
 	cmd.Env = kit.ChildEnv(t)
-	var stderr kit.Buffer
-	cmd.Stderr = &stderr
+	// A file, not a pipe: should the binary outlive the shim, Wait must not
+	// wait for it to close the pipe.
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd.Stderr = stderr
 	kit.Interruptible(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -185,11 +191,13 @@ func checkShimSignal(t *testing.T, project string) {
 		Status string `json:"status"`
 		PID    int    `json:"pid"`
 	}
-	kit.WaitHealth(t, port, 30*time.Second, "the binary behind the shim to serve", func(h health) bool {
+	h := kit.WaitHealth(t, port, 30*time.Second, "the binary behind the shim to serve", func(h health) bool {
 		return h.Status == "ok" && h.PID != 0 && h.PID != cmd.Process.Pid
 	})
+	t.Cleanup(func() { kit.StopPID(t, h.PID) }) // the binary, should it outlive the shim
 	if code := kit.InterruptAndWait(t, cmd, 30*time.Second); code != 0 {
-		t.Errorf("the shim exited %d after Ctrl-C, want the binary's 0; stderr:\n%s", code, stderr.String())
+		out, _ := os.ReadFile(stderr.Name())
+		t.Errorf("the shim exited %d after Ctrl-C, want the binary's 0; stderr:\n%s", code, out)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
