@@ -18,11 +18,11 @@ import (
 //go:embed npm
 var templates embed.FS
 
-// The project's home, as the npm packages name it.
-const (
-	homepage   = "https://github.com/studio-bridge/studio-bridge#readme"
-	repository = "git+https://github.com/studio-bridge/studio-bridge.git"
-)
+// The project's home, as the npm packages name it (repository in the
+// object form npm publishes).
+const homepage = "https://github.com/studio-bridge/studio-bridge#readme"
+
+var repository = map[string]string{"type": "git", "url": "git+https://github.com/studio-bridge/studio-bridge.git"}
 
 // NPMDir is the folder of the npm package name under out's npm folder:
 // @studio-bridge/cli-linux-x64 → <out>/npm/cli-linux-x64.
