@@ -89,6 +89,7 @@ func run(ctx context.Context, port int, bin string) error {
 	}
 	defer window.stop()
 	defer host.stop()
+	say("      host pid %d, window pid %d", host.cmd.Process.Pid, window.cmd.Process.Pid)
 
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

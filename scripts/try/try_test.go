@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
+
+// pids reads the children's pids from try's output.
+var pids = regexp.MustCompile(`host pid (\d+), window pid (\d+)`)
 
 // repo is the repository's root, try's working directory in the tests.
 func repo(t *testing.T) string {
@@ -54,6 +58,14 @@ func TestTry(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Logf("try's output:\n%s", out.String())
+			// try failed to stop them: do it, so that no host or window
+			// outlives the test.
+			if m := pids.FindStringSubmatch(out.String()); m != nil {
+				for _, p := range m[1:] {
+					pid, _ := strconv.Atoi(p)
+					kit.StopPID(t, pid)
+				}
+			}
 		}
 	})
 
@@ -68,7 +80,7 @@ func TestTry(t *testing.T) {
 		}
 		return strings.Contains(out.String(), "try: ready in")
 	})
-	for _, step := range []string{"try: [1/4]", "try: [2/4]", "try: [3/4]", "try: [4/4]", "--port " + port + " exec 'print(1)'"} {
+	for _, step := range []string{"try: [1/4]", "try: [2/4]", "try: [3/4]", "try: [4/4]", "host pid ", "--port " + port + " exec 'print(1)'"} {
 		if !strings.Contains(out.String(), step) {
 			t.Errorf("try never printed %q", step)
 		}
