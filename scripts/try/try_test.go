@@ -42,7 +42,7 @@ func TestTry(t *testing.T) {
 	}
 	cmd := exec.Command(try, "--port", port, "--bin", bin)
 	cmd.Dir = repo(t)
-	cmd.Env = kit.ChildEnv(t)
+	cmd.Env = kit.ChildEnv(t, toolCaches(t)...)
 	var out kit.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	kit.Interruptible(cmd)
@@ -111,6 +111,27 @@ func TestTry(t *testing.T) {
 		t.Fatalf("port %s still held after try exited: %v", port, err)
 	}
 	ln.Close()
+}
+
+// toolCaches are the Go and npm caches of the developer, for try's go build
+// and npm ci: kit.ChildEnv gives children a HOME of their own, where they
+// would otherwise start from empty caches and rebuild (and download)
+// everything.
+func toolCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(v) != 3 {
+		t.Fatalf("go env GOCACHE GOMODCACHE GOPATH printed %q", out)
+	}
+	env := []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2]}
+	if out, err := exec.Command("npm", "config", "get", "cache").Output(); err == nil {
+		env = append(env, "npm_config_cache="+strings.TrimSpace(string(out)))
+	}
+	return env
 }
 
 // TestTryPortTaken: a port already held is refused before anything is
