@@ -135,7 +135,7 @@ func TestOversizedPluginFrame(t *testing.T) {
 }
 
 // TestFrameBudget: large frames after the handshake share
-// FrameBudgetBytes. Two clients whose maximum-size frames are still
+// ClientFrameBudgetBytes. Two clients whose maximum-size frames are still
 // arriving hold all of it: a third client's large frame waits until one of
 // them is done, while small frames are served at once.
 func TestFrameBudget(t *testing.T) {
@@ -146,7 +146,7 @@ func TestFrameBudget(t *testing.T) {
 	// A staller starts a large frame and does not finish it: a fragment
 	// past LargeFrameBytes makes the host reserve the frame limit.
 	var stallers []*rawConn
-	for range protocol.FrameBudgetBytes / protocol.ClientMaxFrameBytes {
+	for range protocol.ClientFrameBudgetBytes / protocol.ClientMaxFrameBytes {
 		r, _ := rawClient(t, tb.port)
 		w, err := r.c.Writer(ctx, websocket.MessageText)
 		if err != nil {
@@ -158,8 +158,8 @@ func TestFrameBudget(t *testing.T) {
 		stallers = append(stallers, r)
 	}
 	eventually(t, "the stallers to hold the whole frame budget", func() bool {
-		if h.frameBudget.TryAcquire(1) {
-			h.frameBudget.Release(1)
+		if h.clientFrameBudget.TryAcquire(1) {
+			h.clientFrameBudget.Release(1)
 			return false
 		}
 		return true

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -101,4 +102,87 @@ func TestSubscriberHoldsAtMostItsByteBudget(t *testing.T) {
 	if next := (<-stalled.out).Seq; next-int64(len(got))-1 != dropped {
 		t.Fatalf("after seq %d the next event is %d: the gap does not count the %d dropped", len(got), next, dropped)
 	}
+}
+
+// next reads r until a frame of type want, skipping every other frame
+// (heartbeats, session events, notices the test provoked on purpose).
+func next(t *testing.T, r *rawConn, want string) protocol.Message {
+	t.Helper()
+	for {
+		m, err := r.read(10 * time.Second)
+		if err != nil {
+			t.Fatalf("waiting for %q: %v", want, err)
+		}
+		if m.Type() == want {
+			return m
+		}
+	}
+}
+
+// sendChunked sends payload to request id of session sid as chunks of
+// MaxChunkBytes, and the response announcing them when respond is set.
+func sendChunked(r *rawConn, sid, id string, payload []byte, respond bool) int {
+	parts := protocol.Split(payload, protocol.MaxChunkBytes)
+	for i, part := range parts {
+		r.send(protocol.Chunk{SessionID: sid, ID: id, Seq: i, Data: part})
+	}
+	if respond {
+		r.send(protocol.Response{SessionID: sid, ID: id, OK: true, Chunks: len(parts)})
+	}
+	return len(parts)
+}
+
+// Attack 4: a session answers calls with chunks and never the response.
+// Reassembly is charged to one host-wide budget: a reply that does not fit
+// fails its call with HOST_BUSY (and the plugin is told to cancel it), what
+// is held never passes the budget, an honest chunked reply still arrives
+// whole, and every byte is given back once the calls end.
+func TestChunkReassemblyIsChargedToAHostWideBudget(t *testing.T) {
+	const budget = 3 << 20
+	h := newV2Host(t, HostConfig{})
+	h.reassembly = protocol.NewByteBudget(budget)
+	r, sid := rawV2Session(t, h.port, "chunker")
+
+	type result struct {
+		payload json.RawMessage
+		err     error
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := func() (chan result, string) {
+		done := make(chan result, 1)
+		go func() {
+			p, err := h.call(ctx, sid, "exec", json.RawMessage(`{}`), time.Minute, nil)
+			done <- result{p, err}
+		}()
+		return done, next(t, r, protocol.TypeRequest).(protocol.Request).ID
+	}
+	honest, honestID := start()
+	flooded, floodedID := start()
+	stalled, stalledID := start()
+
+	big := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n-2) + `"`) }
+	honestReply := big(2 << 20)
+	sendChunked(r, sid, honestID, honestReply, false) // 2 MiB held, the response yet to come
+	sendChunked(r, sid, floodedID, big(2<<20), false) // cannot fit beside it
+	if c := next(t, r, protocol.TypeCancel).(protocol.Cancel); c.ID != floodedID {
+		t.Fatalf("the host cancelled request %s, want %s", c.ID, floodedID)
+	}
+	if res := <-flooded; codeOf(res.err) != protocol.CodeHostBusy {
+		t.Fatalf("the call whose reply did not fit ended with %v, want %s", res.err, protocol.CodeHostBusy)
+	}
+	if used := h.reassembly.Used(); used > budget || used != int64(len(honestReply)) {
+		t.Fatalf("reassembly holds %d bytes; want the honest reply's %d (budget %d)", used, len(honestReply), budget)
+	}
+
+	r.send(protocol.Response{SessionID: sid, ID: honestID, OK: true, Chunks: (len(honestReply) + protocol.MaxChunkBytes - 1) / protocol.MaxChunkBytes})
+	if res := <-honest; res.err != nil || string(res.payload) != string(honestReply) {
+		t.Fatalf("the honest chunked reply: err %v, %d bytes, want %d", res.err, len(res.payload), len(honestReply))
+	}
+	r.send(protocol.Chunk{SessionID: sid, ID: stalledID, Seq: 0, Data: `"abc`})
+	cancel() // the stalled call ends without its response
+	if res := <-stalled; codeOf(res.err) != protocol.CodeCancelled {
+		t.Fatalf("the stalled call ended with %v, want %s", res.err, protocol.CodeCancelled)
+	}
+	eventually(t, "every reassembly byte to be given back", func() bool { return h.reassembly.Used() == 0 })
 }

@@ -76,8 +76,10 @@ type Host struct {
 	draining atomic.Bool
 
 	// Memory budgets of what the host reads (frames.go, PROTOCOL.md 4).
-	handshakeBudget *semaphore.Weighted // first frames, PreHandshakeBudgetBytes
-	frameBudget     *semaphore.Weighted // large frames after the handshake, FrameBudgetBytes
+	handshakeBudget   *semaphore.Weighted  // first frames, PreHandshakeBudgetBytes
+	pluginFrameBudget *semaphore.Weighted  // large plugin frames, PluginFrameBudgetBytes
+	clientFrameBudget *semaphore.Weighted  // large client frames, ClientFrameBudgetBytes
+	reassembly        *protocol.ByteBudget // chunked replies, ReassemblyBudgetBytes
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
 	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
@@ -106,8 +108,10 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		expected: map[string]struct{}{},
 		served:   make(chan struct{}),
 
-		handshakeBudget: semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
-		frameBudget:     semaphore.NewWeighted(protocol.FrameBudgetBytes),
+		handshakeBudget:   semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
+		pluginFrameBudget: semaphore.NewWeighted(protocol.PluginFrameBudgetBytes),
+		clientFrameBudget: semaphore.NewWeighted(protocol.ClientFrameBudgetBytes),
+		reassembly:        protocol.NewByteBudget(protocol.ReassemblyBudgetBytes),
 	}
 	for _, id := range cfg.Awaiting {
 		h.expected[id] = struct{}{}

@@ -73,7 +73,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	}
 	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
-	cc.budget = h.frameBudget
+	cc.budget = h.clientFrameBudget
 
 	h.mu.Lock()
 	h.expectLocked(hello.Returning)

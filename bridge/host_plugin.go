@@ -81,7 +81,7 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 		sessions:      map[string]*pluginSession{},
 		held:          map[string]*pluginSession{},
 	}
-	sock.budget = h.frameBudget
+	sock.budget = h.pluginFrameBudget
 	if want := h.cfg.PluginVersion; hello.PluginVersion != "" && want != "" && olderVersion(hello.PluginVersion, want) {
 		log.Warn("plugin is older than the one this studio-bridge installs; run `studio-bridge install-plugin` and reload plugins in Studio",
 			"plugin", hello.PluginVersion, "installs", want)
