@@ -7,6 +7,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +186,56 @@ func TestChunkReassemblyIsChargedToAHostWideBudget(t *testing.T) {
 		t.Fatalf("the stalled call ended with %v, want %s", res.err, protocol.CodeCancelled)
 	}
 	eventually(t, "every reassembly byte to be given back", func() bool { return h.reassembly.Used() == 0 })
+}
+
+// A client's relayed calls are bounded: past MaxCallsPerClient in flight a
+// request is answered HOST_BUSY at once (the host holds nothing for it), and
+// once one call finishes the next goes through.
+func TestRelayedCallsPerClientAreBounded(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	plugin, sid := rawV2Session(t, h.port, "slow")
+	client, _ := rawClient(t, h.port)
+	for i := range protocol.MaxCallsPerClient {
+		client.send(protocol.Request{ID: strconv.Itoa(i), SessionID: sid, Action: "exec", Payload: json.RawMessage(`{}`)})
+	}
+	var first protocol.Request
+	for i := range protocol.MaxCallsPerClient {
+		req := next(t, plugin, protocol.TypeRequest).(protocol.Request)
+		if i == 0 {
+			first = req
+		}
+	}
+	client.send(protocol.Request{ID: "over", SessionID: sid, Action: "exec", Payload: json.RawMessage(`{}`)})
+	resp := next(t, client, protocol.TypeResponse).(protocol.Response)
+	if resp.ID != "over" || resp.OK || resp.Error == nil || resp.Error.Code != protocol.CodeHostBusy {
+		t.Fatalf("the call past the bound got %+v (error %+v), want HOST_BUSY", resp, resp.Error)
+	}
+
+	plugin.send(protocol.Response{SessionID: sid, ID: first.ID, OK: true, Payload: json.RawMessage(`1`)})
+	if resp := next(t, client, protocol.TypeResponse).(protocol.Response); !resp.OK {
+		t.Fatalf("the answered call: %+v", resp)
+	}
+	client.send(protocol.Request{ID: "after", SessionID: sid, Action: "exec", Payload: json.RawMessage(`{}`)})
+	next(t, plugin, protocol.TypeRequest) // relayed: there is room again
+}
+
+// callRoom: the count bound, the bytes bound, and one call alone always
+// has room (its size is checked against what the plugin accepts).
+func TestCallRoom(t *testing.T) {
+	tests := []struct {
+		calls, bytes, size int
+		busy               bool
+	}{
+		{0, 0, 10, false},
+		{protocol.MaxCallsPerClient - 1, 0, 10, false},
+		{protocol.MaxCallsPerClient, 0, 10, true},
+		{1, protocol.MaxCallBytesPerClient - 10, 10, false},
+		{1, protocol.MaxCallBytesPerClient - 10, 11, true},
+		{0, 0, 2 * protocol.MaxCallBytesPerClient, false},
+	}
+	for _, tt := range tests {
+		if got := callRoom(tt.calls, tt.bytes, tt.size); (got != nil) != tt.busy || (got != nil && got.Code != protocol.CodeHostBusy) {
+			t.Errorf("callRoom(%d, %d, %d) = %v, want busy %v", tt.calls, tt.bytes, tt.size, got, tt.busy)
+		}
+	}
 }
