@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
 // rawV2Session opens a raw protocol-v2 plugin socket on port, attaches one
@@ -238,4 +241,202 @@ func TestCallRoom(t *testing.T) {
 			t.Errorf("callRoom(%d, %d, %d) = %v, want busy %v", tt.calls, tt.bytes, tt.size, got, tt.busy)
 		}
 	}
+}
+
+// stallFirstFrame opens a raw connection on path and starts a first frame
+// of more than HelloFreeBytes without finishing it, so that it reserves
+// handshake budget.
+func stallFirstFrame(t *testing.T, port int, path string) *rawConn {
+	t.Helper()
+	r := openRaw(t, port, path)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := r.c.Writer(ctx, websocket.MessageText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// More than the writer buffers, so the fragment is sent now.
+	if _, err := w.Write([]byte(`{"type":"hello","pad":"` + strings.Repeat("p", 2*protocol.HelloFreeBytes))); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Attack 9: connections that start a long first frame and stall hold the
+// whole handshake budget. A real hello (under HelloFreeBytes) needs none of
+// it: a real plugin registers and a real client joins meanwhile, and every
+// staller is closed with 1008 once its frame's body is overdue, which gives
+// the budget back.
+func TestStalledFirstFramesStarveNoHello(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	var stallers []*rawConn
+	for range protocol.PreHandshakeBudgetBytes / protocol.PreHandshakeMaxFrameBytes {
+		stallers = append(stallers, stallFirstFrame(t, h.port, protocol.PathPlugin))
+	}
+	eventually(t, "the stallers to hold the whole handshake budget", func() bool {
+		if h.handshakeBudget.TryAcquire(1) {
+			h.handshakeBudget.Release(1)
+			return false
+		}
+		return true
+	})
+	rawV2Session(t, h.port, "real") // a real plugin registers
+	rawClient(t, h.port)            // and a real client joins
+	if !hasSessionOf(h.Host, "real") {
+		t.Fatal("the real plugin's session is not listed")
+	}
+	ce := stallers[0].expectClose(websocket.StatusPolicyViolation)
+	if !strings.Contains(ce.Reason, "did not arrive within") {
+		t.Fatalf("a staller was closed with %q, want a reason saying its frame was overdue", ce.Reason)
+	}
+	eventually(t, "every staller's budget to be given back", func() bool {
+		if h.handshakeBudget.TryAcquire(protocol.PreHandshakeBudgetBytes) {
+			h.handshakeBudget.Release(protocol.PreHandshakeBudgetBytes)
+			return true
+		}
+		return false
+	})
+}
+
+func hasSessionOf(h *Host, instance string) bool {
+	for _, s := range h.Sessions() {
+		if s.InstanceID == instance {
+			return true
+		}
+	}
+	return false
+}
+
+// helloOnly opens a raw /plugin socket and says a protocol-v2 hello, up to
+// the welcome, attaching nothing.
+func helloOnly(t *testing.T, port int, instance string) *rawConn {
+	t.Helper()
+	r := openRaw(t, port, protocol.PathPlugin)
+	r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: instance, Context: protocol.ContextEdit, State: protocol.StateEdit})
+	r.expect(protocol.TypeWelcome)
+	return r
+}
+
+// startFrame writes the first n bytes of a text frame on r and leaves it
+// unfinished.
+func startFrame(t *testing.T, r *rawConn, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := r.c.Writer(ctx, websocket.MessageText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(`{"type":"event","pad":"` + strings.Repeat("s", n))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// budgetFree reports whether sem has all of n free.
+func budgetFree(sem interface {
+	TryAcquire(int64) bool
+	Release(int64)
+}, n int64) bool {
+	if sem.TryAcquire(n) {
+		sem.Release(n)
+		return true
+	}
+	return false
+}
+
+// Attacks 5 and 6: sockets that say hello, attach nothing and start a
+// large frame. They are capped (the next is rejected HOST_BUSY and closed
+// with 1013), read only small frames (a large one closes them with 1009
+// and holds no frame budget), and are closed with 1008 when no attach
+// comes in time; meanwhile a real plugin registers and a real 200 KiB exec
+// reply arrives.
+func TestSocketsWithoutSessionsAreCappedAndHoldNoFrameBudget(t *testing.T) {
+	const most = 4
+	h := newV2Host(t, HostConfig{budgets: budgets{maxUnattached: most, attachTimeout: time.Hour}})
+	var idle []*rawConn
+	for i := range most {
+		idle = append(idle, helloOnly(t, h.port, "idle-"+strconv.Itoa(i)))
+	}
+	over := openRaw(t, h.port, protocol.PathPlugin)
+	over.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "over", Context: protocol.ContextEdit, State: protocol.StateEdit})
+	if rj := next(t, over, protocol.TypeReject).(protocol.Reject); rj.Code != protocol.CodeHostBusy {
+		t.Fatalf("the socket past the cap was rejected with %s, want %s", rj.Code, protocol.CodeHostBusy)
+	}
+	over.expectClose(websocket.StatusTryAgainLater)
+
+	startFrame(t, idle[0], 2*protocol.LargeFrameBytes) // a large frame before any attach
+	idle[0].expectClose(websocket.StatusMessageTooBig)
+	if !budgetFree(h.pluginFrameBudget, protocol.PluginFrameBudgetBytes) {
+		t.Fatal("a socket without a session holds plugin frame budget")
+	}
+
+	// A real plugin (the v2 fake) registers and answers a 200 KiB reply;
+	// its socket counts against the cap only until it attaches.
+	reply := strings.Repeat("r", 200<<10)
+	_, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "real", Sessions: []fakeplugin.SessionConfig{{
+		Context: protocol.ContextEdit,
+		Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Payload: reply} },
+	}}})
+	got, err := h.callT(t, ids[protocol.ContextEdit], "exec", map[string]string{})
+	if err != nil || string(got) != `"`+reply+`"` {
+		t.Fatalf("the real exec: err %v, %d bytes", err, len(got))
+	}
+	for _, r := range idle[1:] {
+		_ = r.c.CloseNow()
+	}
+	eventually(t, "every idle socket to be uncounted", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.unattached == 0
+	})
+}
+
+// A socket that attaches nothing within the attach timeout is closed with
+// 1008, saying so.
+func TestSocketWithoutAnAttachIsClosed(t *testing.T) {
+	h := newV2Host(t, HostConfig{budgets: budgets{attachTimeout: 300 * time.Millisecond}})
+	ce := helloOnly(t, h.port, "idle").expectClose(websocket.StatusPolicyViolation)
+	if !strings.Contains(ce.Reason, "no attach") {
+		t.Fatalf("an idle socket was closed with %q, want a reason saying it attached nothing", ce.Reason)
+	}
+}
+
+// Attack 6 with sessions attached: peers that start a large frame and stall
+// hold the plugin frame budget only until their frame's body is overdue
+// (then they are closed with 1008 and it is given back), and a peer that
+// waits for the budget longer than the wait bound is closed with 1013
+// rather than kept waiting.
+func TestStalledLargeFramesHoldTheFrameBudgetBriefly(t *testing.T) {
+	t.Run("overdue body", func(t *testing.T) {
+		h := newV2Host(t, HostConfig{budgets: budgets{bodyBase: 300 * time.Millisecond}})
+		r, _ := rawV2Session(t, h.port, "staller")
+		startFrame(t, r, 2*protocol.LargeFrameBytes)
+		eventually(t, "the staller to reserve frame budget", func() bool {
+			return !budgetFree(h.pluginFrameBudget, protocol.PluginFrameBudgetBytes)
+		})
+		ce := r.expectClose(websocket.StatusPolicyViolation)
+		if !strings.Contains(ce.Reason, "did not arrive within") {
+			t.Fatalf("closed with %q, want a reason saying the frame was overdue", ce.Reason)
+		}
+		eventually(t, "the budget to be given back", func() bool {
+			return budgetFree(h.pluginFrameBudget, protocol.PluginFrameBudgetBytes)
+		})
+	})
+	t.Run("budget wait", func(t *testing.T) {
+		const frames = 2
+		h := newV2Host(t, HostConfig{budgets: budgets{
+			pluginFrames: frames * protocol.PluginMaxFrameBytes, bodyBase: time.Hour, budgetWait: 300 * time.Millisecond,
+		}})
+		for i := range frames {
+			r, _ := rawV2Session(t, h.port, "holder-"+strconv.Itoa(i))
+			startFrame(t, r, 2*protocol.LargeFrameBytes)
+		}
+		eventually(t, "the holders to fill the frame budget", func() bool { return !budgetFree(h.pluginFrameBudget, 1) })
+		waiter, sid := rawV2Session(t, h.port, "waiter")
+		waiter.send(logEvent(t, sid, 1, 200<<10))
+		ce := waiter.expectClose(websocket.StatusTryAgainLater)
+		if !strings.Contains(ce.Reason, "busy") {
+			t.Fatalf("closed with %q, want a reason saying the host is busy", ce.Reason)
+		}
+	})
 }

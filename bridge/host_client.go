@@ -75,6 +75,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
 	cc.budget = h.clientFrameBudget
+	cc.limits = &h.budgets
 
 	h.mu.Lock()
 	h.expectLocked(hello.Returning)

@@ -50,7 +50,7 @@ const (
 	// MaxCallsPerClient bounds the calls one client may have relayed and
 	// unanswered at once; MaxCallBytesPerClient bounds their request
 	// payloads together. Past either, a request fails with HOST_BUSY.
-	MaxCallsPerClient     = 64
+	MaxCallsPerClient     = 256
 	MaxCallBytesPerClient = 2 * MaxRequestPayloadBytes
 )
 
