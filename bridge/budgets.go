@@ -57,46 +57,52 @@ const (
 )
 
 // admitUnattachedLocked counts a new /plugin socket as one without a
-// session, within maxUnattached; false means the host has too many already.
-// The socket reads small frames only until its first attach (no frame
-// budget), and is closed if none comes within attachTimeout.
-func (h *Host) admitUnattachedLocked(sock *pluginSocket) bool {
-	if h.unattached >= h.budgets.maxUnattached {
-		return false
+// session. At maxUnattached, the one that has waited longest is closed with
+// 1013 to make room: a real plugin attaches right after its welcome, so
+// sockets that linger without a session cannot keep it out (rejecting the
+// newcomer instead let a stream of idle sockets hold every place). The
+// socket reads small frames only until its first attach (no frame budget),
+// and is closed if none comes within attachTimeout.
+func (h *Host) admitUnattachedLocked(sock *pluginSocket) {
+	if len(h.idle) >= h.budgets.maxUnattached {
+		var oldest *pluginSocket
+		for s := range h.idle {
+			if oldest == nil || s.admitted.Before(oldest.admitted) {
+				oldest = s
+			}
+		}
+		delete(h.idle, oldest)
+		oldest.log.Info("closing the plugin socket that waited longest without a session, to make room", "most", h.budgets.maxUnattached)
+		oldest.shut(closeBusy, "host busy: too many plugin connections without a session; this one waited longest")
 	}
-	h.unattached++
-	sock.unattached = true
+	sock.admitted = time.Now()
+	h.idle[sock] = struct{}{}
 	sock.conn.SetReadLimit(protocol.PreHandshakeMaxFrameBytes)
 	sock.attachTimer = time.AfterFunc(h.budgets.attachTimeout, func() {
 		h.mu.Lock()
-		waiting := sock.unattached
+		_, waiting := h.idle[sock]
 		h.mu.Unlock()
 		if waiting {
 			sock.log.Info("closing a plugin socket that attached no session in time", "within", h.budgets.attachTimeout)
 			sock.shut(closeBodyTooSlow, "no attach within "+h.budgets.attachTimeout.String())
 		}
 	})
-	return true
 }
 
 // attachedLocked marks sock as carrying a session: it is no longer counted
 // as unattached, and reads frames up to the plugin frame limit.
 func (h *Host) attachedLocked(sock *pluginSocket) {
-	if !sock.unattached {
+	if _, ok := h.idle[sock]; !ok {
 		return
 	}
-	sock.unattached = false
-	h.unattached--
+	delete(h.idle, sock)
 	sock.attachTimer.Stop()
 	sock.conn.SetReadLimit(sock.readLimit)
 }
 
 // forgetUnattachedLocked uncounts a socket that ends before any attach.
 func (h *Host) forgetUnattachedLocked(sock *pluginSocket) {
-	if sock.unattached {
-		sock.unattached = false
-		h.unattached--
-	}
+	delete(h.idle, sock)
 	if sock.attachTimer != nil {
 		sock.attachTimer.Stop()
 	}

@@ -80,12 +80,12 @@ type Host struct {
 	draining atomic.Bool
 
 	// Memory budgets of what the host reads (frames.go, PROTOCOL.md 4).
-	handshakeBudget   *semaphore.Weighted  // first frames, PreHandshakeBudgetBytes
-	pluginFrameBudget *semaphore.Weighted  // large plugin frames, PluginFrameBudgetBytes
-	clientFrameBudget *semaphore.Weighted  // large client frames, ClientFrameBudgetBytes
-	reassembly        *protocol.ByteBudget // chunked replies, ReassemblyBudgetBytes
-	budgets           budgets              // deadlines and caps (budgets.go)
-	unattached        int                  // /plugin sockets without a session yet (guarded by mu)
+	handshakeBudget   *semaphore.Weighted        // first frames, PreHandshakeBudgetBytes
+	pluginFrameBudget *semaphore.Weighted        // large plugin frames, PluginFrameBudgetBytes
+	clientFrameBudget *semaphore.Weighted        // large client frames, ClientFrameBudgetBytes
+	reassembly        *protocol.ByteBudget       // chunked replies, ReassemblyBudgetBytes
+	budgets           budgets                    // deadlines and caps (budgets.go)
+	idle              map[*pluginSocket]struct{} // /plugin sockets without a session yet (guarded by mu)
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
 	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
@@ -119,6 +119,7 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		clientFrameBudget: semaphore.NewWeighted(protocol.ClientFrameBudgetBytes),
 		reassembly:        protocol.NewByteBudget(protocol.ReassemblyBudgetBytes),
 		budgets:           cfg.budgets.withDefaults(),
+		idle:              map[*pluginSocket]struct{}{},
 	}
 	for _, id := range cfg.Awaiting {
 		h.expected[id] = struct{}{}

@@ -61,7 +61,7 @@ type pluginSocket struct {
 	held    map[string]*pluginSession
 	goodbye bool // the plugin said goodbye: its sessions end without a grace
 
-	unattached  bool        // no session attached yet (budgets.go; guarded by Host.mu)
+	admitted    time.Time   // when it was counted without a session (budgets.go; guarded by Host.mu)
 	attachTimer *time.Timer // closes the socket if no attach comes in time
 }
 
@@ -91,11 +91,8 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 			"plugin", hello.PluginVersion, "installs", want)
 	}
 	h.mu.Lock()
-	if version >= 2 && !h.admitUnattachedLocked(sock) {
-		h.mu.Unlock()
-		log.Warn("refused a plugin socket: too many sockets without a session", "most", h.budgets.maxUnattached)
-		rejectWith(c, protocol.CodeHostBusy, fmt.Sprintf("the host already has %d plugin connections that attached no session; try again in a few seconds", h.budgets.maxUnattached), closeBusy)
-		return
+	if version >= 2 {
+		h.admitUnattachedLocked(sock)
 	}
 	h.sockets[sock] = struct{}{}
 	h.mu.Unlock()

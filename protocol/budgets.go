@@ -36,7 +36,8 @@ const (
 	// header has arrived, and so how long it holds handshake budget.
 	FirstFrameBodyTimeout = 2 * time.Second
 	// MaxUnattachedSockets bounds the /plugin sockets past their hello that
-	// carry no session yet; more are rejected (HOST_BUSY, 1013).
+	// carry no session yet; a newcomer past it closes the one that has
+	// waited longest (1013).
 	MaxUnattachedSockets = 64
 	// AttachTimeout is how long a /plugin socket may stay without attaching
 	// a session; it is then closed with 1008. Until its first attach its
@@ -55,8 +56,8 @@ const (
 )
 
 // CodeHostBusy: the host is at one of its budgets (chunked replies being
-// reassembled, a client's calls in flight, plugin sockets without a
-// session); the request or connection may be retried once others finish.
+// reassembled, a client's calls in flight); the request may be retried once
+// others finish.
 const CodeHostBusy Code = "HOST_BUSY"
 
 // ByteBudget is a count of bytes shared by many holders, none of which
