@@ -194,7 +194,6 @@ func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) (*pluginSess
 	}
 	s := newSession(h, false, info, secret)
 	attachLocked(s, sock)
-	h.attachedLocked(sock)
 	h.plugins[id] = s
 	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is welcome
 	_ = sock.send(protocol.Welcome{
