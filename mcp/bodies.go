@@ -72,6 +72,7 @@ func boundBodies(next http.Handler, lim bodyLimits) http.Handler {
 			return
 		}
 		if r.ContentLength > lim.max {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now()) // not a byte of it is read
 			w.Header().Set("Connection", "close")
 			writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("Invalid request: the body exceeds %d bytes", lim.max))
@@ -111,19 +112,24 @@ func readBody(w http.ResponseWriter, r *http.Request, lim bodyLimits) ([]byte, i
 		need = r.ContentLength
 	}
 	deadline := time.Now().Add(lim.timeout)
+	rc := http.NewResponseController(w)
+	// The read deadline covers the wait for the budget too: after a
+	// failure the server may still try to drain what is left of the body,
+	// and a stalled upload must not hold it there.
+	_ = rc.SetReadDeadline(deadline) // not every writer supports it; the budget still bounds memory
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
 	if err := lim.budget.Acquire(ctx, need); err != nil {
+		_ = rc.SetReadDeadline(time.Now()) // nothing more is read from it
 		return nil, http.StatusServiceUnavailable, "Server busy: too many request bodies are arriving at once; retry in a moment"
 	}
 	defer lim.budget.Release(need)
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(deadline) // not every writer supports it; the budget still bounds memory
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, need))
 	if err == nil {
 		_ = rc.SetReadDeadline(time.Time{}) // the connection may carry more requests
 		return body, 0, ""
 	}
+	_ = rc.SetReadDeadline(time.Now()) // nothing more is read from it
 	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("Invalid request: the body exceeds %d bytes", mbe.Limit)
 	}
