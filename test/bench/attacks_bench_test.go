@@ -30,8 +30,8 @@ import (
 //     client reads nothing;
 //   - 4: the attacker's session answers 16 calls with 256 chunks of 256 KiB
 //     and never the response;
-//   - 5 and 6: 3,000 /plugin sockets say hello and start a 1 MiB frame that
-//     never ends;
+//   - 5 and 6: 3,000 /plugin sockets say hello and start a large frame (512
+//     KiB of it sent) that never ends;
 //   - 9: 150 connections a second each start a long first frame and stall.
 //
 // Meanwhile a real v2 window registers (its time to attach is reported)
