@@ -1,7 +1,6 @@
 package sourcemap
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Bounds checked before a map is parsed: a map of a very large place is a
@@ -196,6 +197,9 @@ func (m *Map) Show(file string) string {
 
 // SetWorkingDir sets Prefix so files show relative to wd.
 func (m *Map) SetWorkingDir(wd string) {
+	if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
 	rel, err := filepath.Rel(wd, m.Dir)
 	if err != nil || rel == "." {
 		m.Prefix = ""
