@@ -21,6 +21,10 @@ type ExecArgs struct {
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
 	CloudPlace
 	Playtest
+	// ChunkName names the script's chunk in Studio: the file's path when
+	// Script came from a file (PrepareCLI), so its errors and traceback
+	// frames read scripts/run.luau:2; "" leaves the plugin's "Script".
+	ChunkName string `json:"-"`
 }
 
 func (a *ExecArgs) playChoice() playChoice { return a.choice("exec") }
@@ -34,6 +38,9 @@ type ExecData struct {
 	// DroppedLogs counts output lines past the plugin's per-exec cap
 	// (10,000 lines or 4 MiB) that were not captured.
 	DroppedLogs int `json:"droppedLogs,omitempty"`
+	// Traceback, for a runtime error, lists the frames where it was raised
+	// (debug.traceback, innermost first), the script's own outermost last.
+	Traceback string `json:"traceback,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
 	// could not begin, or the request opted out with "history": false.
@@ -67,6 +74,9 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		if err != nil {
 			return UsageError{err}
 		}
+		if args.Script != "-" && looksLikeFile(args.Script) {
+			args.ChunkName = ChunkName(args.Script)
+		}
 		args.Script = src
 		return nil
 	},
@@ -82,14 +92,14 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		}
 		if args.Play || args.Run {
 			return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
-				data, err := execScript(ctx, env, args.Script)
+				data, err := execScript(ctx, env, args.Script, args.ChunkName)
 				if err != nil {
 					return nil, err
 				}
 				return execResult(data), nil
 			})
 		}
-		data, err := execScript(ctx, env, args.Script)
+		data, err := execScript(ctx, env, args.Script, args.ChunkName)
 		if err != nil {
 			return nil, err
 		}
@@ -99,13 +109,15 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 
 // execPayload is what the plugin's exec action reads.
 type execPayload struct {
-	Script string `json:"script"`
+	Script    string `json:"script"`
+	ChunkName string `json:"chunkName,omitempty"`
 }
 
-// execScript runs source in env.Session, streaming its output.
-func execScript(ctx context.Context, env *Env, source string) (ExecData, error) {
+// execScript runs source in env.Session, streaming its output; chunkName
+// ("" for the plugin's default) names its chunk.
+func execScript(ctx context.Context, env *Env, source, chunkName string) (ExecData, error) {
 	var data ExecData
-	err := action(ctx, env, "exec", execPayload{Script: source}, &data, func(p json.RawMessage) {
+	err := action(ctx, env, "exec", execPayload{Script: source, ChunkName: chunkName}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil {
 			env.emit(l)
