@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
 // ExecArgs are the exec command's arguments.
@@ -41,6 +42,10 @@ type ExecData struct {
 	// Traceback, for a runtime error, lists the frames where it was raised
 	// (debug.traceback, innermost first), the script's own outermost last.
 	Traceback string `json:"traceback,omitempty"`
+	// Locations lists every location in Error and Traceback, in order,
+	// each with the file it comes from where one is known (source map, or
+	// a chunk named after its file).
+	Locations []sourcemap.Location `json:"locations,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
 	// could not begin, or the request opted out with "history": false.
@@ -131,6 +136,10 @@ func execResult(data ExecData) *Result {
 	if data.Logs == nil {
 		data.Logs = []Line{}
 	}
+	m := SourceMap()
+	if !data.Success {
+		data.Locations = textLocations(m, data.Error, data.Traceback)
+	}
 	var b strings.Builder
 	for _, v := range data.ReturnValues {
 		var x any
@@ -145,7 +154,7 @@ func execResult(data ExecData) *Result {
 		res.Note = joinNotes(res.Note, "warning: this exec is not one undo step in Studio (another ChangeHistoryService recording was open); Ctrl+Z will not undo it as a whole")
 	}
 	if !data.Success {
-		res.Failure = "script error: " + data.Error
+		res.Failure = execFailure(m, data)
 	}
 	return res
 }
