@@ -1,24 +1,69 @@
 package commands
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
-// The source map applies to every session of the process (issue 24): set
-// once at start-up (SetSourceMap), read by every command that prints a
-// location. Without one, a location stays a DataModel path, except a chunk
-// named after its file (exec FILE), which is a file already.
-var sourceMap atomic.Pointer[sourcemap.Map]
+// The source map applies to every session of the process (issue 24): the
+// CLI says where to look (ConfigureSourceMap) and the first command that
+// prints a location finds and loads it, once; tests set one directly
+// (SetSourceMap). Without a map a location stays a DataModel path, except a
+// chunk named after its file (exec FILE), which is a file already.
+var (
+	sourceMap     atomic.Pointer[sourcemap.Map]
+	sourceMapMu   sync.Mutex
+	sourceMapFind func() // set by ConfigureSourceMap, run once by SourceMap
+)
 
 // SetSourceMap makes m the process's source map (nil: none).
-func SetSourceMap(m *sourcemap.Map) { sourceMap.Store(m) }
+func SetSourceMap(m *sourcemap.Map) {
+	sourceMapMu.Lock()
+	sourceMapFind = nil
+	sourceMapMu.Unlock()
+	sourceMap.Store(m)
+}
+
+// ConfigureSourceMap says where the process's map is (sourcemap.Discover's
+// options); the map is found when first needed. warn receives, once, the
+// hint for a missing or stale map, the list of mapped files missing on disk,
+// or why a named map could not be read (then no map is used).
+func ConfigureSourceMap(ctx context.Context, o sourcemap.Options, warn func(string)) {
+	ctx = context.WithoutCancel(ctx)
+	sourceMapMu.Lock()
+	defer sourceMapMu.Unlock()
+	sourceMapFind = sync.OnceFunc(func() {
+		found, err := sourcemap.Discover(ctx, o)
+		if err != nil {
+			warn(err.Error() + "; locations stay DataModel paths")
+			return
+		}
+		if found.Hint != "" {
+			warn(found.Hint)
+		}
+		if note := found.MissingNote(); note != "" {
+			warn(note)
+			found.Forget()
+		}
+		sourceMap.Store(found.Map)
+	})
+}
 
 // SourceMap is the process's source map, or nil (a nil *sourcemap.Map maps
 // only file chunk names).
-func SourceMap() *sourcemap.Map { return sourceMap.Load() }
+func SourceMap() *sourcemap.Map {
+	sourceMapMu.Lock()
+	find := sourceMapFind
+	sourceMapMu.Unlock()
+	if find != nil {
+		find()
+	}
+	return sourceMap.Load()
+}
 
 // textLocations gathers the locations of each line of texts, in order.
 func textLocations(m *sourcemap.Map, texts ...string) []sourcemap.Location {

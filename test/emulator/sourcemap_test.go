@@ -7,8 +7,12 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -39,4 +43,113 @@ func TestExecFileErrorTraceback(t *testing.T) {
 	if res.Traceback != want {
 		t.Errorf("traceback\n got %q\nwant %q", res.Traceback, want)
 	}
+}
+
+// copyFixture copies the Rojo fixture to a new folder, every file and
+// folder an hour old and sourcemap.json newer (as `rojo sourcemap` leaves
+// it), so the map is fresh whatever order a checkout wrote the files in.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(emulatorD, "testdata", "rojo")
+	dst := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	var dirs []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			dirs = append(dirs, to)
+			return os.MkdirAll(to, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, data, 0o600); err != nil {
+			return err
+		}
+		if d.Name() == "sourcemap.json" {
+			return nil
+		}
+		return os.Chtimes(to, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// With the project's sourcemap.json every location of an exec error is a
+// file; a stale map is reported (and not trusted for the missing file); a
+// Rojo project without a map says how to make one.
+func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
+	const instance = "E2E-SOURCEMAP-MAP"
+	port, _, b := startWindow(t, "--instance", instance, "--quiet", "--place-project", filepath.Join("testdata", "rojo", "default.project.json"))
+	waitSessions(t, b, instance, protocol.ContextEdit)
+
+	t.Run("text: files first, the whole traceback", func(t *testing.T) {
+		dir := copyFixture(t)
+		stdout, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		want := "script error: src/shared/Inner.luau:5: attempt to index nil with 'field'\ntraceback:\n" +
+			"  src/shared/Inner.luau:5 function read\n  src/shared/Outer.luau:7 function run\n  scripts/nested.luau:2\n"
+		if code != 1 || stdout != "" || !strings.HasSuffix(stderr, want) || strings.Contains(stderr, "note:") {
+			t.Fatalf("exit %d\nstdout %q\nstderr %q\nwant it to end %q, with no note", code, stdout, stderr, want)
+		}
+	})
+
+	t.Run("--json: locations with their files", func(t *testing.T) {
+		dir := copyFixture(t)
+		stdout, stderr, code := cliIn(t, dir, port, "--json", "exec", "scripts/nested.luau")
+		var res struct {
+			Locations []struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+				File string `json:"file"`
+			} `json:"locations"`
+		}
+		if code != 1 || json.Unmarshal([]byte(stdout), &res) != nil {
+			t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		got, _ := json.Marshal(res.Locations)
+		want := `[{"path":"ReplicatedStorage.Shared.Inner","line":5,"file":"src/shared/Inner.luau"},` +
+			`{"path":"ReplicatedStorage.Shared.Inner","line":5,"file":"src/shared/Inner.luau"},` +
+			`{"path":"ReplicatedStorage.Shared.Outer","line":7,"file":"src/shared/Outer.luau"},` +
+			`{"path":"scripts/nested.luau","line":2,"file":"scripts/nested.luau"}]`
+		if string(got) != want {
+			t.Errorf("locations\n got %s\nwant %s", got, want)
+		}
+	})
+
+	t.Run("a stale map is reported and not trusted", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "src", "shared", "Outer.luau")); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		if code != 1 || !strings.Contains(stderr, "note: source map") || !strings.Contains(stderr, "stale") ||
+			!strings.Contains(stderr, "src/shared/Outer.luau") || !strings.Contains(stderr, "  ReplicatedStorage.Shared.Outer:7 function run") ||
+			!strings.Contains(stderr, "  src/shared/Inner.luau:5 function read") {
+			t.Fatalf("exit %d\nstderr %q", code, stderr)
+		}
+	})
+
+	t.Run("a Rojo project without a map says how to make one", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		if code != 1 || strings.Count(stderr, "rojo sourcemap default.project.json --output sourcemap.json") != 2 ||
+			!strings.Contains(stderr, "script error: ReplicatedStorage.Shared.Inner:5:") {
+			t.Fatalf("exit %d\nstderr %q", code, stderr)
+		}
+	})
 }
