@@ -137,6 +137,9 @@ func execResult(data ExecData) *Result {
 		data.Logs = []Line{}
 	}
 	m := SourceMap()
+	for i := range data.Logs {
+		data.Logs[i] = data.Logs[i].Located()
+	}
 	if !data.Success {
 		data.Locations = textLocations(m, data.Error, data.Traceback)
 	}

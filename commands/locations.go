@@ -87,3 +87,10 @@ func execFailure(m *sourcemap.Map, data ExecData) string {
 	}
 	return msg
 }
+
+// Located is l with the locations of its body (Line.Locations), for --json
+// and MCP.
+func (l Line) Located() Line {
+	l.Locations = SourceMap().Locate(l.Body)
+	return l
+}

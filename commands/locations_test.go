@@ -1,7 +1,11 @@
 package commands
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/studio-bridge/studio-bridge/sourcemap"
@@ -60,5 +64,52 @@ func TestExecResultLocations(t *testing.T) {
 	}
 	if got := execResult(ExecData{Success: true}).Data.(ExecData).Locations; got != nil {
 		t.Errorf("a successful exec has locations %+v", got)
+	}
+}
+
+func TestLinesLocatedAndRendered(t *testing.T) {
+	m, err := sourcemap.ParseMap([]byte(`{"name":"P","className":"DataModel","children":[{"name":"ServerScriptService","className":"ServerScriptService","children":[
+		{"name":"Main","className":"Script","filePaths":["src/server/Main.server.luau"]}]}]}`), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	SetSourceMap(m)
+	defer SetSourceMap(nil)
+	tests := []struct {
+		line     Line
+		rendered string
+		locs     []sourcemap.Location
+	}{
+		{Line{Level: "Error", Body: "ServerScriptService.Main:27: boom"}, "[Error] src/server/Main.server.luau:27: boom\n",
+			[]sourcemap.Location{{Path: "ServerScriptService.Main", Line: 27, File: "src/server/Main.server.luau"}}},
+		{Line{Level: "Info", Body: "Script 'ServerScriptService.Main', Line 27"}, "[Info] src/server/Main.server.luau:27 (ServerScriptService.Main)\n",
+			[]sourcemap.Location{{Path: "ServerScriptService.Main", Line: 27, File: "src/server/Main.server.luau"}}},
+		{Line{Level: "Error", Body: "Workspace.Other:3: not synced"}, "[Error] Workspace.Other:3: not synced\n",
+			[]sourcemap.Location{{Path: "Workspace.Other", Line: 3}}},
+		{Line{Level: "Print", Body: "hello"}, "hello\n", nil},
+	}
+	for _, tc := range tests {
+		if got := RenderLine(tc.line); got != tc.rendered {
+			t.Errorf("RenderLine(%q) = %q, want %q", tc.line.Body, got, tc.rendered)
+		}
+		if got := tc.line.Located().Locations; !reflect.DeepEqual(got, tc.locs) {
+			t.Errorf("Located(%q) = %+v, want %+v", tc.line.Body, got, tc.locs)
+		}
+	}
+}
+
+func TestConfigureSourceMapFindsOnceAndWarns(t *testing.T) {
+	defer SetSourceMap(nil)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "default.project.json"), []byte(`{"name":"P","tree":{"$className":"DataModel"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	ConfigureSourceMap(context.Background(), sourcemap.Options{Root: dir, Getenv: func(string) string { return "" }}, func(s string) { notes = append(notes, s) })
+	if SourceMap() != nil || SourceMap() != nil {
+		t.Fatal("a project without a map has one")
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "rojo sourcemap default.project.json --output sourcemap.json") {
+		t.Fatalf("notes %q: want the hint once", notes)
 	}
 }

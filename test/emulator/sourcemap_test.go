@@ -128,6 +128,38 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		}
 	})
 
+	t.Run("logs: a synced script's error line and its stack lines map", func(t *testing.T) {
+		dir := copyFixture(t)
+		// an error in a thread the script spawned reaches Output (and the log)
+		// with Studio's stack lines, not the exec's result
+		if _, stderr, code := cliIn(t, dir, port, "exec", `task.spawn(function() require(game:GetService("ReplicatedStorage").Shared.Outer).run(nil) end) task.wait(0.1)`); code != 0 {
+			t.Fatalf("exec: exit %d, stderr %q", code, stderr)
+		}
+		stdout, stderr, code := cliIn(t, dir, port, "logs", "--levels", "Error,Info")
+		if code != 0 || !strings.Contains(stdout, "[Error] src/shared/Inner.luau:5: attempt to index nil with 'field'") {
+			t.Fatalf("logs: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+		}
+		stdout, stderr, code = cliIn(t, dir, port, "--json", "logs", "--levels", "Error")
+		var res struct {
+			Entries []struct {
+				Body      string `json:"body"`
+				Locations []struct {
+					Path string `json:"path"`
+					Line int    `json:"line"`
+					File string `json:"file"`
+				} `json:"locations"`
+			} `json:"entries"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || len(res.Entries) == 0 {
+			t.Fatalf("logs --json: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		last := res.Entries[len(res.Entries)-1]
+		if len(last.Locations) != 1 || last.Locations[0].File != "src/shared/Inner.luau" || last.Locations[0].Line != 5 ||
+			last.Locations[0].Path != "ReplicatedStorage.Shared.Inner" || !strings.HasPrefix(last.Body, "ReplicatedStorage.Shared.Inner:5:") {
+			t.Errorf("last error line %+v", last)
+		}
+	})
+
 	t.Run("a stale map is reported and not trusted", func(t *testing.T) {
 		dir := copyFixture(t)
 		if err := os.Remove(filepath.Join(dir, "src", "shared", "Outer.luau")); err != nil {
