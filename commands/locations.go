@@ -94,3 +94,17 @@ func (l Line) Located() Line {
 	l.Locations = SourceMap().Locate(l.Body)
 	return l
 }
+
+// locateTestCase puts files first in a test's outcome: a --root spec named
+// by its DataModel path gets its file from the map (the path moves to
+// InstancePath), a spec file gets the path of its synced copy, and the
+// message's locations become files.
+func locateTestCase(m *sourcemap.Map, tc TestCase) TestCase {
+	if e, ok := m.Entry(tc.File); ok {
+		tc.InstancePath, tc.File = tc.File, m.Show(e.File)
+	} else if p := m.PathOf(tc.File); p != "" {
+		tc.InstancePath = p
+	}
+	tc.Message = m.RewriteText(tc.Message)
+	return tc
+}

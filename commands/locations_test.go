@@ -113,3 +113,35 @@ func TestConfigureSourceMapFindsOnceAndWarns(t *testing.T) {
 		t.Fatalf("notes %q: want the hint once", notes)
 	}
 }
+
+func TestLocateTestCase(t *testing.T) {
+	m, err := sourcemap.ParseMap([]byte(`{"name":"P","className":"DataModel","children":[{"name":"ReplicatedStorage","className":"ReplicatedStorage","children":[
+		{"name":"Strings","className":"ModuleScript","filePaths":["src/Strings.luau"]},
+		{"name":"Strings.spec","className":"ModuleScript","filePaths":["src/Strings.spec.luau"]}]}]}`), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		m    *sourcemap.Map
+		in   TestCase
+		want TestCase
+	}{
+		{"a --root spec gets its file", m,
+			TestCase{Name: "x", File: "ReplicatedStorage.Strings.spec", Line: 4, Message: "ReplicatedStorage.Strings.spec:4: expected 1 ReplicatedStorage.Strings:9"},
+			TestCase{Name: "x", File: "src/Strings.spec.luau", Line: 4, Message: "src/Strings.spec.luau:4: expected 1 ReplicatedStorage.Strings:9", InstancePath: "ReplicatedStorage.Strings.spec"}},
+		{"a spec file gets its synced instance", m,
+			TestCase{Name: "x", File: "src/Strings.spec.luau", Line: 4, Message: "src/Strings.spec.luau:4: boom"},
+			TestCase{Name: "x", File: "src/Strings.spec.luau", Line: 4, Message: "src/Strings.spec.luau:4: boom", InstancePath: "ReplicatedStorage.Strings.spec"}},
+		{"without a map nothing changes", nil,
+			TestCase{Name: "x", File: "ReplicatedStorage.Strings.spec", Line: 4, Message: "ReplicatedStorage.Strings.spec:4: boom"},
+			TestCase{Name: "x", File: "ReplicatedStorage.Strings.spec", Line: 4, Message: "ReplicatedStorage.Strings.spec:4: boom"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := locateTestCase(tc.m, tc.in); got != tc.want {
+				t.Errorf("\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}

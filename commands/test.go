@@ -268,6 +268,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	// messages name the mounted instances; people know the files
 	for i := range data.Tests {
 		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
+		data.Tests[i] = locateTestCase(SourceMap(), data.Tests[i])
 	}
 	data.count()
 	res := &Result{Data: data}
