@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -157,6 +158,23 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		if len(last.Locations) != 1 || last.Locations[0].File != "src/shared/Inner.luau" || last.Locations[0].Line != 5 ||
 			last.Locations[0].Path != "ReplicatedStorage.Shared.Inner" || !strings.HasPrefix(last.Body, "ReplicatedStorage.Shared.Inner:5:") {
 			t.Errorf("last error line %+v", last)
+		}
+	})
+
+	t.Run("test --root: a synced spec's failure names its file", func(t *testing.T) {
+		dir := copyFixture(t)
+		d := testRunIn(t, dir, port, 1, "--root", "ReplicatedStorage.Shared")
+		checkCases(t, d, map[string]commands.TestCase{
+			"Strings › shouts": {Status: "passed", File: "src/shared/util/Strings.spec.luau", InstancePath: "ReplicatedStorage.Shared.util.Strings.spec"},
+		})
+		tc := byName(d)["counts words wrongly"]
+		if tc.Status != "failed" || tc.File != "src/shared/util/Words.spec.luau" || tc.Line != 6 ||
+			tc.InstancePath != "ReplicatedStorage.Shared.util.Words.spec" || !strings.HasPrefix(tc.Message, "src/shared/util/Words.spec.luau:6: ") {
+			t.Errorf("failed case %+v", tc)
+		}
+		_, stderr, code := cliIn(t, dir, port, "test", "--root", "ReplicatedStorage.Shared")
+		if code != 1 {
+			t.Errorf("text run: exit %d, stderr %q", code, stderr)
 		}
 	})
 
