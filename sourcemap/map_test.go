@@ -28,6 +28,7 @@ func TestLoadFixture(t *testing.T) {
 		"ReplicatedStorage.Shared.Outer":             "src/shared/Outer.luau",
 		"ReplicatedStorage.Shared.util.Strings":      "src/shared/util/Strings.luau",
 		"ReplicatedStorage.Shared.util.Strings.spec": "src/shared/util/Strings.spec.luau",
+		"ReplicatedStorage.Shared.util.Words.spec":   "src/shared/util/Words.spec.luau",
 		"ServerScriptService.Server.Main":            "src/server/Main.server.luau", // not Main.meta.json
 		"StarterPlayer.StarterPlayerScripts.Client":  "src/client/init.client.luau",
 	}
