@@ -178,6 +178,19 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		}
 	})
 
+	t.Run("test of one spec file runs it with its neighbours", func(t *testing.T) {
+		dir := copyFixture(t)
+		d := testRunIn(t, dir, port, 0, "src/shared/util/Strings.spec.luau")
+		if d.Passed != 2 || d.Failed != 0 || len(d.Tests) != 2 {
+			t.Fatalf("want Strings.spec's two tests passing (requiring script.Parent.Strings) and Words.spec not run: %+v", d)
+		}
+		for _, tc := range d.Tests {
+			if tc.File != "src/shared/util/Strings.spec.luau" || tc.InstancePath != "ReplicatedStorage.Shared.util.Strings.spec" {
+				t.Errorf("case %+v", tc)
+			}
+		}
+	})
+
 	t.Run("a stale map is reported and not trusted", func(t *testing.T) {
 		dir := copyFixture(t)
 		if err := os.Remove(filepath.Join(dir, "src", "shared", "Outer.luau")); err != nil {
