@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,4 +109,31 @@ func locateTestCase(m *sourcemap.Map, tc TestCase) TestCase {
 	}
 	tc.Message = m.RewriteText(tc.Message)
 	return tc
+}
+
+// syncedSpec is a spec file that Rojo syncs into the place: test runs it as
+// --root of its synced folder would, filtered to it (testrunner.luau's
+// CONFIG.only), once Studio's copy is checked against the file.
+type syncedSpec struct {
+	File   string // as the user named it
+	Path   string // its instance
+	Parent string // the folder run as --root
+	Source string // the file's contents
+}
+
+// findSyncedSpec is the synced spec of a test run, or nil: one spec file
+// named, a TestEZ run, and a source map that maps the file.
+func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
+	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !isSpecFile(filepath.Base(args.Paths[0])) {
+		return nil
+	}
+	e, ok := m.EntryOfFile(args.Paths[0])
+	if !ok || e.Parent == "" {
+		return nil
+	}
+	data, err := os.ReadFile(args.Paths[0])
+	if err != nil || len(data) > MaxScriptBytes {
+		return nil // the ordinary mount reports it
+	}
+	return &syncedSpec{File: args.Paths[0], Path: e.Path, Parent: e.Parent, Source: string(data)}
 }

@@ -32,6 +32,7 @@ type Entry struct {
 	Path      string // DataModel path as GetFullName prints it: ServerScriptService.Server.Main
 	ClassName string
 	File      string // its .luau/.lua file, slash-separated, relative to the map's folder
+	Parent    string // its parent's DataModel path ("" for a top instance)
 }
 
 // Map indexes a source map both ways. A nil *Map maps nothing.
@@ -107,7 +108,7 @@ func (m *Map) index(n *Node, parent string) {
 	}
 	if f := scriptFile(n.FilePaths); f != "" {
 		if _, dup := m.byPath[p]; !dup {
-			m.byPath[p] = Entry{Path: p, ClassName: n.ClassName, File: f}
+			m.byPath[p] = Entry{Path: p, ClassName: n.ClassName, File: f, Parent: parent}
 			m.byFile[f] = p
 		}
 	}
@@ -185,6 +186,27 @@ func (m *Map) PathOf(file string) string {
 		return ""
 	}
 	return m.byFile[filepath.ToSlash(filepath.Clean(file))]
+}
+
+// EntryOfFile is the scripted instance a file on disk (any path) comes
+// from.
+func (m *Map) EntryOfFile(file string) (Entry, bool) {
+	if m == nil {
+		return Entry{}, false
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return Entry{}, false
+	}
+	rel, err := filepath.Rel(m.Dir, abs)
+	if err != nil {
+		return Entry{}, false
+	}
+	p := m.PathOf(rel)
+	if p == "" {
+		return Entry{}, false
+	}
+	return m.byPath[p], true
 }
 
 // Show is how a mapped file is shown to people: Prefix + file.

@@ -191,6 +191,33 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		}
 	})
 
+	t.Run("test of a synced spec whose file changed names the file out of sync", func(t *testing.T) {
+		dir := copyFixture(t)
+		spec := filepath.Join(dir, "src", "shared", "util", "Strings.spec.luau")
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(spec, append(data, "-- edited, not yet synced\n"...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "test", "src/shared/util/Strings.spec.luau")
+		if code != 2 || !strings.Contains(stderr, "src/shared/util/Strings.spec.luau is out of sync") || strings.Contains(stderr, "StudioBridgeTest") {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+
+	t.Run("without a map one spec file still runs with its neighbours", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
+			t.Fatal(err)
+		}
+		d := testRunIn(t, dir, port, 0, "src/shared/util/Strings.spec.luau")
+		if d.Passed != 2 || len(d.Tests) != 2 || d.Tests[0].File != "src/shared/util/Strings.spec.luau" || d.Tests[0].InstancePath != "" {
+			t.Fatalf("%+v", d)
+		}
+	})
+
 	t.Run("a stale map is reported and not trusted", func(t *testing.T) {
 		dir := copyFixture(t)
 		if err := os.Remove(filepath.Join(dir, "src", "shared", "Outer.luau")); err != nil {
