@@ -89,11 +89,10 @@ func Discover(ctx context.Context, o Options) (*Found, error) {
 			return found, nil
 		}
 		hint, err := regenerate(ctx, o, project, file)
-		if err != nil {
-			found.Hint = hint
-			return found, nil
-		}
 		found.Hint = hint
+		if err != nil {
+			return found, nil // no map to load: locations stay DataModel paths
+		}
 	case project != "":
 		if stale, why := isStale(file, project); stale {
 			if o.Rojo {
