@@ -96,6 +96,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	if err != nil {
 		return commands.UsageError{Err: err}
 	}
+	if err := configureSourceMap(c, stdio.Err); err != nil {
+		return err
+	}
 	ctx := c.Context
 	asJSON := global(c, "json").Bool("json")
 	status, clearStatus := statusLine(stdio.Err)

@@ -46,6 +46,9 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return commands.UsageError{Err: err}
 			}
+			if err := configureSourceMap(c, stdio.Err); err != nil {
+				return err
+			}
 			var tools []string
 			if t := c.String("tools"); t != "" {
 				tools = strings.Split(t, ",")

@@ -36,6 +36,9 @@ type TestArgs struct {
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
 	CloudPlace
 	Playtest
+	// synced is the spec file Rojo syncs, when one is named alone and the
+	// source map maps it (set by testScript; locations.go).
+	synced *syncedSpec
 }
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
@@ -176,7 +179,15 @@ func testScript(args *TestArgs) (script string, names map[string]string, err err
 	_, _ = rand.Read(id[:])
 	runID := hex.EncodeToString(id[:])
 	luauString(&b, runID)
-	if args.Root != "" {
+	if s := findSyncedSpec(SourceMap(), args); s != nil {
+		args.synced = s
+		b.WriteString(",root=")
+		luauString(&b, s.Parent)
+		b.WriteString(",only=")
+		luauString(&b, s.Path)
+		b.WriteString(",expectSource=")
+		luauString(&b, s.Source)
+	} else if args.Root != "" {
 		b.WriteString(",root=")
 		luauString(&b, args.Root)
 	} else {
@@ -249,6 +260,10 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
 	case "root-uncloneable":
 		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
+	case "only-missing":
+		return nil, Usagef("test: Studio has no %s, where the source map puts %s: is Rojo syncing this project (rojo serve)? Or regenerate the map", args.synced.Path, args.synced.File)
+	case "out-of-sync":
+		return nil, Usagef("test: %s is out of sync: Studio's copy (%s) differs from the file; let Rojo sync it (rojo serve) and run again", args.synced.File, args.synced.Path)
 	case "no-specs":
 		where := "the spec paths"
 		if args.Root != "" {
@@ -268,6 +283,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	// messages name the mounted instances; people know the files
 	for i := range data.Tests {
 		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
+		data.Tests[i] = locateTestCase(SourceMap(), data.Tests[i])
 	}
 	data.count()
 	res := &Result{Data: data}

@@ -27,6 +27,9 @@ options:
   --game-id <n>         game.GameId; default: the fixture's
   --fixture <file>      instance tree JSON (default: fixtures/default.json)
   --project <file>      Rojo project of the plugin (default: plugin/default.project.json)
+  --place-project <file>
+                        a game's Rojo project (default.project.json) synced
+                        into the place, as Rojo serve would, over the fixture
   --signal-behavior <b> Deferred (Studio's default) or Immediate: when event
                         handlers run (Workspace.SignalBehavior); default:
                         the fixture's signalBehavior, else Deferred
@@ -82,6 +85,7 @@ try {
       'game-id': { type: 'string' },
       fixture: { type: 'string' },
       project: { type: 'string' },
+      'place-project': { type: 'string' },
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
@@ -157,6 +161,7 @@ try {
     gameId: args['game-id'] === undefined ? undefined : Number(args['game-id']),
     fixture: args.fixture,
     project: args.project,
+    placeProject: args['place-project'],
     signalBehavior: args['signal-behavior'],
     faults: args.fault || [],
     maxStreams,
