@@ -72,11 +72,35 @@ func newApp(stdio IO, notFound *error) *cli.App {
 				name, strings.Join(visibleCommands(c.App), ", "))}
 		},
 	}
+	groups := map[string]*cli.Command{}
 	for _, d := range commands.All {
-		app.Commands = append(app.Commands, cliCommand(d, stdio))
+		if d.Group == "" {
+			app.Commands = append(app.Commands, cliCommand(d, stdio))
+			continue
+		}
+		// a group's leaves are subcommands of one command (script read)
+		parent := groups[d.Group]
+		if parent == nil {
+			parent = &cli.Command{Name: d.Group, Usage: d.Group + " " + "commands: see their help", OnUsageError: usageError}
+			groups[d.Group] = parent
+			app.Commands = append(app.Commands, parent)
+		}
+		leaf := cliCommand(d, stdio)
+		leaf.Name = d.Leaf()
+		parent.Subcommands = append(parent.Subcommands, leaf)
+		parent.Usage = groupUsage(parent)
 	}
 	app.Commands = append(app.Commands, terminalCommand(stdio), mcpCommand(stdio), completionCommand(stdio, func() *cli.App { return newApp(stdio, new(error)) }))
 	return app
+}
+
+// groupUsage lists a group's subcommands for help: "read, grep or edit a script".
+func groupUsage(parent *cli.Command) string {
+	var names []string
+	for _, c := range parent.Subcommands {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ") + " (studio-bridge " + parent.Name + " <subcommand> --help)"
 }
 
 // visibleCommands names the commands help lists.

@@ -56,6 +56,9 @@ func TestHelpGolden(t *testing.T) {
 	tests := map[string][]string{"help": {"--help"}}
 	for _, c := range newApp(IO{}, new(error)).Commands {
 		tests["help-"+c.Name] = []string{c.Name, "--help"}
+		for _, sub := range c.Subcommands {
+			tests["help-"+c.Name+"-"+sub.Name] = []string{c.Name, sub.Name, "--help"}
+		}
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -120,7 +123,13 @@ func TestRegistryReachesEverySurface(t *testing.T) {
 		dots[d.Name] = true
 	}
 	for _, d := range commands.All {
-		if app.Command(d.Name) == nil {
+		cmd := app.Command(d.Name)
+		if d.Group != "" {
+			if parent := app.Command(d.Group); parent != nil {
+				cmd = parent.Command(d.Leaf())
+			}
+		}
+		if cmd == nil {
 			t.Errorf("%s is not a CLI command", d.Name)
 		}
 		if !d.LongRunning && !d.Hidden && !dots[d.Name] {

@@ -19,7 +19,7 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 		Name:         d.Name,
 		Usage:        d.Summary,
 		Hidden:       d.Hidden,
-		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Name), " "),
+		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
 			return runCommand(c, d, stdio)

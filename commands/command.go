@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 type Definition struct {
 	// Name is the CLI subcommand and, prefixed with "studio_", the MCP tool.
 	Name string
+	// Group, when set, makes the command a subcommand of that group on the
+	// CLI and in the terminal ("script read"); Name is then the group, an
+	// underscore and the leaf ("script_read"), which MCP uses as it is.
+	Group string
 	// Summary is one short line for help text.
 	Summary string
 	// Description is what agents read (the MCP tool description); it
@@ -209,6 +214,23 @@ var All = []*Definition{
 	VersionCommand,
 	Token,
 	Call,
+	ScriptRead,
+	ScriptGrep,
+	ScriptEdit,
+}
+
+// Path is the command as people type it: "exec", or "script read" for a
+// group's leaf.
+func (d *Definition) Path() string {
+	if d.Group == "" {
+		return d.Name
+	}
+	return d.Group + " " + d.Leaf()
+}
+
+// Leaf is a group's subcommand name ("read" of script_read), else Name.
+func (d *Definition) Leaf() string {
+	return strings.TrimPrefix(d.Name, d.Group+"_")
 }
 
 // Lookup finds a command by name.

@@ -10,7 +10,8 @@ func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	name := regexp.MustCompile(`^[a-z][a-z-]*$`)
 	for _, d := range All {
-		if !name.MatchString(d.Name) || seen[d.Name] {
+		leafOK := d.Group == "" || (name.MatchString(d.Group) && name.MatchString(d.Leaf()) && d.Name == d.Group+"_"+d.Leaf())
+		if !(name.MatchString(d.Name) || d.Group != "") || !leafOK || seen[d.Name] {
 			t.Errorf("bad or duplicate command name %q", d.Name)
 		}
 		seen[d.Name] = true

@@ -59,6 +59,12 @@ func (r *repl) dot(line string) error {
 	case "context":
 		r.switchContext(rest)
 	default:
+		// a group's leaf: .script read → script_read
+		if len(rest) > 0 {
+			if d := commands.Lookup(name + "_" + rest[0]); d != nil && d.Group == name {
+				name, rest = d.Name, rest[1:]
+			}
+		}
 		r.runRegistry(name, rest)
 	}
 	return nil
