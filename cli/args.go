@@ -39,6 +39,13 @@ func interspersed(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// a group's subcommand (script read): its flags are the ones to move
+	if i+1 < len(args) && len(cmd.Subcommands) > 0 {
+		if sub := cmd.Command(args[i+1]); sub != nil {
+			cmd = sub
+			i++
+		}
+	}
 	var flags, positional []string
 	rest := args[i+1:]
 	for j := 0; j < len(rest); j++ {
