@@ -146,7 +146,7 @@ func BenchmarkScriptReadEditRoundTrip(b *testing.B) {
 		Error   string `json:"error"`
 	}
 	benchCall(b, br, id, "exec", map[string]any{"script": `local s = Instance.new("ModuleScript") s.Name = "Big" s.Parent = game:GetService("ServerScriptService")
-game:GetService("ScriptEditorService"):UpdateSourceAsync(s, function() return "-- TOKEN_0\n" .. string.rep("local x = 1 -- filler line\n", 7400) end)`}, &ex)
+game:GetService("ScriptEditorService"):UpdateSourceAsync(s, function() return "-- TOKEN_0\n" .. string.rep("local x = 1 -- filler line\n", 7600) end)`}, &ex)
 	if !ex.Success {
 		b.Fatalf("making the script: %s", ex.Error)
 	}
