@@ -47,7 +47,9 @@ type ScriptGrepResult struct {
 	Bytes     int `json:"bytes"`
 	Instances int `json:"instances"`
 	// Slices is how many pieces the plugin cut the work into (yielding a
-	// frame between them) and LongestSliceMs the longest piece.
+	// frame between them); LongestSliceMs and MedianSliceMs are the longest
+	// and the median piece, in wall time.
 	Slices         int     `json:"slices"`
 	LongestSliceMs float64 `json:"longestSliceMs"`
+	MedianSliceMs  float64 `json:"medianSliceMs"`
 }

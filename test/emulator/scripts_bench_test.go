@@ -88,9 +88,10 @@ func BenchmarkScriptGrepLargePlace(b *testing.B) {
 		b.ReportMetric(float64(len(g.Matches))/took.Seconds(), "matches/s")
 		b.ReportMetric(float64(g.Bytes)/took.Seconds()/1e6, "MB/s")
 		b.ReportMetric(g.LongestSliceMs, "longest-slice-ms")
+		b.ReportMetric(g.MedianSliceMs, "median-slice-ms")
 		b.ReportMetric(float64(g.Slices), "slices")
 		b.ReportMetric(float64(g.Instances), "instances")
-		b.Logf("script grep: %d matches, %d scripts, %d bytes, %d instances in %v; %d slices, longest %.1f ms", len(g.Matches), g.Scripts, g.Bytes, g.Instances, took, g.Slices, g.LongestSliceMs)
+		b.Logf("script grep: %d matches, %d scripts, %d bytes, %d instances in %v; %d slices, longest %.1f ms, median %.1f ms", len(g.Matches), g.Scripts, g.Bytes, g.Instances, took, g.Slices, g.LongestSliceMs, g.MedianSliceMs)
 
 		byHand := `local out, n = {}, 0
 for _, d in game:GetDescendants() do
