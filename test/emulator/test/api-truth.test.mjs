@@ -132,7 +132,7 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
         ['scriptGrep', { pattern: 'x', root: 'Workspace', allowPlay: true, ignoreCase: true }],
         ['scriptEdit', { edits: [{ path: 'Workspace.Api', source: 'y' }, { path: 'Workspace.Made', create: true, className: 'Script', runContext: 'Server', source: 'z' }] }],
       ]
-      for (const [action, payload] of calls) await host.call(s, action, payload)
+      for (const [action, payload] of calls) await host.call(s, action, payload, { timeoutMs: 120000 })
     }
     await window.setRunState('Paused')
     await new Promise((r) => setTimeout(r, 1200))
@@ -183,7 +183,7 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
       'ScriptEditorService.FindScriptDocument',
       'ScriptEditorService.GetEditorSource',
       'ScriptDocument.GetText',
-      'Script.RunContext',
+      'BaseScript.RunContext',
     ]) {
       assert.ok(usage.used.includes(key), `expected the plugin to use ${key}`)
     }
