@@ -94,8 +94,8 @@ var Query = &Definition{
 }
 
 // elideSources replaces every script's Source in a query answer by a
-// pointer to script read ("<12 lines, 340 bytes: studio-bridge script read
-// game.X>"): a whole script in a property listing floods the output, and
+// pointer to script read ("[12 lines, 340 bytes: studio-bridge script read
+// game.X]"): a whole script in a property listing floods the output, and
 // Source is the committed text, not what the editor shows. Asking for the
 // property by name (--properties Source) keeps it. Reports whether it
 // changed anything.
@@ -104,7 +104,7 @@ func elideSources(node map[string]any) bool {
 	if props, ok := node["properties"].(map[string]any); ok {
 		if src, ok := props["Source"].(string); ok {
 			path, _ := node["path"].(string)
-			props["Source"] = fmt.Sprintf("<%d lines, %d bytes: studio-bridge script read %s>", strings.Count(src, "\n")+1, len(src), path)
+			props["Source"] = fmt.Sprintf("[%d lines, %d bytes: studio-bridge script read %s]", strings.Count(src, "\n")+1, len(src), path)
 			changed = true
 		}
 	}

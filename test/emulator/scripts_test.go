@@ -227,11 +227,9 @@ func TestScriptCommandsThroughCLI(t *testing.T) {
 
 	t.Run("query points at script read instead of printing Source", func(t *testing.T) {
 		stdout, stderr, code := run("query", "ServerScriptService.Undo")
-		if code != 0 || strings.Contains(stdout, "u = 1") {
-			t.Fatalf("query: exit %d, stdout %q, stderr %q", code, stdout, stderr)
-		}
-		if strings.Contains(stdout, "Source") && !strings.Contains(stdout, "script read game.ServerScriptService.Undo") {
-			t.Fatalf("query shows Source without pointing at script read: %q", stdout)
+		want := `Source = "[2 lines, 6 bytes: studio-bridge script read game.ServerScriptService.Undo]"`
+		if code != 0 || strings.Contains(stdout, "u = 1") || !strings.Contains(stdout, want) {
+			t.Fatalf("query: exit %d, stdout %q, stderr %q; want %s", code, stdout, stderr, want)
 		}
 		stdout, _, code = run("query", "ServerScriptService.Undo", "-p", "Source")
 		if code != 0 || !strings.Contains(stdout, `u = 1`) {
