@@ -114,6 +114,24 @@ describe('script actions', () => {
     assert.equal(await source('Racy'), 'return 2\n')
   })
 
+  test('two edits from the same read: one is written, the other answers SCRIPT_CHANGED', async () => {
+    await make('Both', 'v = 0\n')
+    const read = await call('scriptRead', { path: 'ServerScriptService.Both' })
+    // sent together: whether the second is refused before writing (its hash
+    // check in planning) or inside UpdateSourceAsync's callback (after the
+    // first wrote during the call's yield), exactly one may win
+    const [r1, r2] = await Promise.all([
+      call('scriptEdit', { path: 'ServerScriptService.Both', source: 'v = 1\n', expectHash: read.payload.hash }),
+      call('scriptEdit', { path: 'ServerScriptService.Both', source: 'v = 2\n', expectHash: read.payload.hash }),
+    ])
+    const results = [r1, r2]
+    const won = results.filter((r) => r.ok)
+    const lost = results.filter((r) => !r.ok)
+    assert.equal(won.length, 1, JSON.stringify(results))
+    assert.equal(lost[0].error.code, 'SCRIPT_CHANGED')
+    assert.equal(await source('Both'), won[0] === r1 ? 'v = 1\n' : 'v = 2\n')
+  })
+
   test('NO_MATCH and AMBIGUOUS_MATCH name what to do and the candidate lines', async () => {
     await make('Twice', 'print(1)\nprint(2)\nprint(1)\n')
     let r = await call('scriptEdit', { path: 'ServerScriptService.Twice', find: 'print(3)', replace: 'x' })
@@ -231,5 +249,32 @@ describe('script actions', () => {
     r = await call('scriptGrep', { pattern: '(' })
     assert.equal(r.error.code, 'INVALID_PAYLOAD')
     assert.match(r.error.message, /bad Luau pattern/)
+  })
+})
+
+describe('script actions in a playtest', () => {
+  let host, stop
+  before(async () => {
+    ;({ host, stop } = await startWindow((port) => newWindow(port, { clientLocalhost: true }), {
+      contexts: ['edit', 'server', 'client'],
+      waitMs: 15000,
+    }))
+  })
+  after(async () => {
+    await stop()
+  })
+
+  test('a read or grep of a server copy needs allowPlay; an edit there is refused', async () => {
+    const server = await host.sessionFor('server')
+    let r = await host.call(server, 'scriptRead', { path: 'Workspace' })
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    assert.match(r.error.message, /copies made at Play/)
+    r = await host.call(server, 'scriptGrep', { pattern: 'x', allowPlay: true, root: 'ServerScriptService' })
+    assert.equal(r.ok, true, JSON.stringify(r))
+    r = await host.call(server, 'scriptRead', { path: 'Workspace', allowPlay: true })
+    assert.equal(r.error.code, 'NOT_A_SCRIPT', 'allowPlay lets the read run')
+    r = await host.call(server, 'scriptEdit', { path: 'ServerScriptService.X', create: true, className: 'Script' })
+    assert.equal(r.error.code, 'INVALID_PAYLOAD')
+    assert.match(r.error.message, /vanishes when the test stops/)
   })
 })
