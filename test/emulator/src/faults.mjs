@@ -22,6 +22,11 @@
 //   http-denied                the user denied the plugin's HTTP permission
 //                              prompt: every RequestAsync and
 //                              CreateWebStreamClient fails
+//   script-locked:<path>[:<reason>] the script at <path> (its full name,
+//                              e.g. ServerScriptService.Main) refuses every
+//                              change: UpdateSourceAsync and Source
+//                              assignment raise, as for a script another
+//                              Team Create collaborator holds
 //
 // "*" as <action> matches every action.
 
@@ -61,8 +66,11 @@ export function parseFault(spec) {
     case 'http-denied':
       if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
       return { kind }
+    case 'script-locked':
+      if (!parts[1]) throw new Error(`fault ${spec}: want script-locked:<path>[:<reason>]`)
+      return { kind, path: parts[1], reason: parts.slice(2).join(':') || 'locked by another Team Create collaborator (emulated fault)' }
     default:
-      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil or http-denied`)
+      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, http-denied or script-locked`)
   }
 }
 
@@ -130,6 +138,10 @@ export class Faults {
   value(name) {
     if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
     if (name === 'image-budget') return this.has('image-budget') || undefined
+    if (name.startsWith('script-locked:')) {
+      const path = name.slice('script-locked:'.length)
+      return this.list.find((x) => x.kind === 'script-locked' && x.path === path)?.reason
+    }
     return undefined
   }
 
