@@ -57,7 +57,7 @@ func (b *logBuffer) handler(action string, payload json.RawMessage) fakeplugin.R
 func sendLine(t *testing.T, p *fakeplugin.Plugin, l Line) {
 	t.Helper()
 	raw, _ := json.Marshal(l)
-	if err := p.Send(protocol.Event{Event: "log", Seq: l.Seq, Payload: raw}); err != nil {
+	if err := p.Send(protocol.Event{SessionID: p.SessionID(), Event: "log", Seq: l.Seq, Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -34,6 +34,7 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
+                        pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]],
                         script-locked:<path>[:<reason>]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
@@ -59,6 +60,8 @@ stdin commands (one per line):
                                    change the run mode
   undo | redo                      Ctrl+Z / Ctrl+Y in the edit DataModel
   editor-undo <path>               Ctrl+Z in that script's editor tab
+  reload [edit|server|client]      Studio reloads the plugin in that DataModel
+                                   (default edit): Unloading, then a new copy
   print <text> | warn <text> | error <text> | info <text>
                                    emit an Output line in every DataModel
   click <buttonId>                 click a plugin toolbar button
@@ -219,6 +222,9 @@ rl.on('line', async (line) => {
         break
       case 'editor-undo':
         process.stderr.write(`emulator: ${cmd} ${await window.history(cmd, arg)}\n`)
+        break
+      case 'reload':
+        await window.reloadPlugin(arg || 'edit')
         break
       case 'pause':
         await window.setRunState('Paused')
