@@ -219,6 +219,9 @@ var All = []*Definition{
 	VersionCommand,
 	Token,
 	Call,
+	ScriptRead,
+	ScriptGrep,
+	ScriptEdit,
 }
 
 // Lookup finds a command of All by its path ("exec", "script read").

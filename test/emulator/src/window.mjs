@@ -157,6 +157,7 @@ export class Window {
       // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
       screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
+      largePlace: this.options.largePlace === true,
     }
   }
 
@@ -268,10 +269,10 @@ export class Window {
   }
 
   // Ctrl+Z / Ctrl+Y in the edit DataModel: the step's name, or why not.
-  async history(which) {
+  async history(which, arg) {
     const edit = this.models.get('edit')
     if (!edit) throw new Error('no edit DataModel')
-    return edit.command(which)
+    return edit.command(which, arg)
   }
 
   // Studio reloads the plugin in one DataModel: Unloading for the running
