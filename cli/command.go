@@ -71,7 +71,8 @@ func flagsFor(a commands.Arg) []cli.Flag {
 	case a.Kind == reflect.Int:
 		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
 	case a.Kind == reflect.Slice:
-		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage + ", comma-separated"}}
+		// repeatable (--merge a --merge b) and comma-separated
+		return []cli.Flag{&cli.StringSliceFlag{Name: a.Flag, Aliases: aliases, Usage: usage + ", comma-separated or repeated"}}
 	default:
 		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
 	}
@@ -204,8 +205,11 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			}
 		case c.IsSet(a.Flag):
 			text := c.String(a.Flag)
-			if a.Kind == reflect.Bool {
+			switch a.Kind {
+			case reflect.Bool:
 				text = fmt.Sprint(c.Bool(a.Flag))
+			case reflect.Slice:
+				text = strings.Join(c.StringSlice(a.Flag), ",")
 			}
 			if err := bind.Set(a, text); err != nil {
 				return nil, err
