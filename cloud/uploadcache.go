@@ -153,4 +153,3 @@ func (c *Client) UploadPlaceCached(ctx context.Context, cache *UploadCache, univ
 	}
 	return v, true, nil
 }
-

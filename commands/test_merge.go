@@ -107,3 +107,50 @@ func sortTests(tests []TestCase) {
 		return strings.ToLower(tests[i].File) < strings.ToLower(tests[j].File)
 	})
 }
+
+// runTestMerge is test --merge: the shards' reports as one, in the format
+// asked for, the timings file updated with every shard's durations.
+func runTestMerge(env *Env, args *TestArgs) (*Result, error) {
+	parts := make([]*ShardedTestData, 0, len(args.Merge))
+	for _, f := range args.Merge {
+		p, err := readReport(f)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	data, err := mergeReports(parts, args.Merge)
+	if err != nil {
+		return nil, err
+	}
+	old, err := readTimings(args.Timings)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if err := writeTimings(args.Timings, old, data.SpecDurations); err != nil {
+		env.Log.Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
+	}
+	return testReport(args, data)
+}
+
+// testReport renders a merged report as one run's: text or GitHub, JUnit
+// when asked, a failure when a test failed.
+func testReport(args *TestArgs, data *ShardedTestData) (*Result, error) {
+	d := *data
+	res := &Result{Data: d}
+	switch args.Reporter {
+	case "github":
+		res.Render = func() string { return d.GitHub() }
+	default:
+		res.Render = func() string { return d.Summary() }
+	}
+	if args.JUnit != "" {
+		if err := os.WriteFile(args.JUnit, d.JUnit(), 0o644); err != nil {
+			return nil, fmt.Errorf("test: write the JUnit report: %w", err)
+		}
+	}
+	if d.Failed > 0 {
+		res.Failure = fmt.Sprintf("%d of %d tests failed", d.Failed, d.Passed+d.Failed)
+	}
+	return res, nil
+}
