@@ -157,6 +157,10 @@ func newCloudTestRun(env *Env, args *TestArgs, script string) (*cloudTestRun, er
 		return nil, Usagef("test --cloud: %s %d is more than %d tasks on each of %d place(s): Open Cloud runs at most %d unfinished tasks per place; lower it or list more places with %s", ArgName("parallel"), args.Parallel, maxTasksPerPlace, len(ids), maxTasksPerPlace, ArgName("place"))
 	}
 	s.client.Limiter = cloud.NewLimiter()
+	// A create refused for the place's limit waits for a slot: other jobs
+	// of a CI matrix share the place, so more patience than one exec's
+	// (a refusal is safe to retry; a lost answer never is).
+	s.client.Attempts = 20
 	if tuneCloudClient != nil {
 		tuneCloudClient(s.client)
 	}
