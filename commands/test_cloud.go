@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -153,6 +154,9 @@ func newCloudTestRun(env *Env, args *TestArgs, script string) (*cloudTestRun, er
 	if err != nil {
 		return nil, err
 	}
+	if len(ids) > 1 && args.PlaceVersion > 0 {
+		return nil, Usagef("test --cloud: %s names one version, and %s lists %d places, whose versions differ: give one place, or %s to upload to each", ArgName("placeVersion"), ArgName("place"), len(ids), ArgName("placeFile"))
+	}
 	if args.Parallel > maxTasksPerPlace*max(len(ids), 1) {
 		return nil, Usagef("test --cloud: %s %d is more than %d tasks on each of %d place(s): Open Cloud runs at most %d unfinished tasks per place; lower it or list more places with %s", ArgName("parallel"), args.Parallel, maxTasksPerPlace, len(ids), maxTasksPerPlace, ArgName("place"))
 	}
@@ -217,7 +221,7 @@ func (r *cloudTestRun) run(ctx context.Context) (*ShardedTestData, error) {
 	}
 	data.DurationMs = time.Since(started).Milliseconds()
 	if err := writeTimings(r.args.Timings, timings, data.SpecDurations); err != nil {
-		r.env.Log.Warn("test --cloud: the timings file could not be written", "file", r.args.Timings, "err", err)
+		logOf(r.env).Warn("test --cloud: the timings file could not be written", "file", r.args.Timings, "err", err)
 	}
 	return data, nil
 }
@@ -343,7 +347,7 @@ func (r *cloudTestRun) runTask(ctx context.Context, p cloudPlace, script string,
 		r.mu.Lock()
 		r.races++
 		r.mu.Unlock()
-		r.env.Log.Info("test --cloud: an unpinned task ran another place version; running it again pinned", "task", out.TaskPath, "ran", peek.PlaceVersion, "want", p.version)
+		logOf(r.env).Info("test --cloud: an unpinned task ran another place version; running it again pinned", "task", out.TaskPath, "ran", peek.PlaceVersion, "want", p.version)
 		p.pinned = true
 		more, t2, err := r.runTask(ctx, p, script, onLine)
 		return more, took + t2, err
@@ -457,16 +461,24 @@ func deadlineReport(index int, specs []string, err error, took time.Duration) *S
 // no cancel call).
 func (r *cloudTestRun) sliceError(ctx context.Context, first error, states []sliceState) error {
 	var running []string
+	creating := 0
 	for _, s := range states {
 		var ce *cloud.Error
-		if errors.As(s.err, &ce) && ce.Kind == cloud.KindInterrupted && ce.TaskPath != "" {
+		switch {
+		case !errors.As(s.err, &ce) || ce.Kind != cloud.KindInterrupted:
+		case ce.TaskPath != "":
 			running = append(running, ce.TaskPath)
+		default:
+			creating++
 		}
 	}
 	if ctx.Err() != nil {
 		msg := "test --cloud: interrupted"
 		if len(running) > 0 {
 			msg += fmt.Sprintf("; %d task(s) run on in Open Cloud until they end or reach their timeout (it has no cancel call):\n  %s", len(running), strings.Join(running, "\n  "))
+		}
+		if creating > 0 {
+			msg += fmt.Sprintf("\n%d more task(s) were being created: they may or may not exist (see the place's running tasks)", creating)
 		}
 		return fmt.Errorf("%s: %w", msg, ctx.Err())
 	}
@@ -501,3 +513,11 @@ func luauList(items []string) string {
 }
 
 func envPlace() string { return strings.TrimSpace(os.Getenv(EnvPlaceID)) }
+
+// logOf is env's logger, or one that drops everything.
+func logOf(env *Env) *slog.Logger {
+	if env.Log != nil {
+		return env.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}

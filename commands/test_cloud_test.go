@@ -290,7 +290,7 @@ func TestCloudVersionRaceRerunsPinned(t *testing.T) {
 // The 11th unfinished task of a place is refused with 429; the run waits
 // (one limiter, Retry-After) and every task still runs once.
 func TestCloudPerPlaceLimit(t *testing.T) {
-	srv, _ := cloudSuite(t, 6, 100*time.Millisecond)
+	srv, _ := cloudSuite(t, 6, 300*time.Millisecond)
 	srv.Set(func(s *cloudtest.Server) { s.MaxUnfinished = 1; s.RetryAfter = "0.05" })
 	d := runCloudTest(t, TestArgs{CloudTest: CloudTest{Parallel: 3}})
 	if d.Passed != 12 || len(d.Shards) != 3 {
@@ -360,7 +360,18 @@ func TestCloudInterruptNamesRunningTasks(t *testing.T) {
 		_, err := Test.run(ctx, cloudEnv(), &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudTest: CloudTest{Parallel: 2}})
 		done <- err
 	}()
-	for len(srv.Tasks()) < 3 { // discovery, then both slices created
+	// sync point: both slices' tasks created and polled (the client knows
+	// their paths)
+	for {
+		polled := 0
+		for _, tk := range srv.Tasks() {
+			if !strings.Contains(tk.Script, "discover=true") && tk.Polls > 0 {
+				polled++
+			}
+		}
+		if polled == 2 {
+			break
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
@@ -372,5 +383,37 @@ func TestCloudInterruptNamesRunningTasks(t *testing.T) {
 		if !strings.Contains(tk.Script, "discover=true") && !strings.Contains(err.Error(), tk.Path) {
 			t.Fatalf("the error does not name %s: %v", tk.Path, err)
 		}
+	}
+}
+
+// --place lists places: tasks go to each in turn, each place gets the
+// upload, and one --place-version cannot name versions of several places.
+func TestCloudSeveralPlaces(t *testing.T) {
+	srv, _ := cloudSuite(t, 8, 0)
+	srv.Set(func(s *cloudtest.Server) { s.OtherPlaces[3] = 20 })
+	t.Chdir(t.TempDir())
+	_ = os.WriteFile("build.rbxl", []byte("x"), 0o644)
+	d := runCloudTest(t, TestArgs{CloudPlace: CloudPlace{Place: "2,3", PlaceFile: "build.rbxl"}, CloudTest: CloudTest{Parallel: 4}})
+	if d.Passed != 16 || len(srv.Uploads()) != 2 {
+		t.Fatalf("passed %d, %d uploads", d.Passed, len(srv.Uploads()))
+	}
+	perPlace := map[int64]int{}
+	for _, tk := range srv.Tasks() {
+		perPlace[tk.Place]++
+		if (tk.Place == 2 && tk.Version != 8) || (tk.Place == 3 && tk.Version != 21) {
+			t.Fatalf("task %+v ran the wrong version", tk)
+		}
+	}
+	if perPlace[2] != 3 || perPlace[3] != 2 { // discovery on the first place, then 2 slices each
+		t.Fatalf("tasks per place %v", perPlace)
+	}
+	_, err := Test.run(context.Background(), cloudEnv(), &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudPlace: CloudPlace{Place: "2,3", PlaceVersion: 4}})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "versions differ") {
+		t.Fatalf("%v", err)
+	}
+	_, err = Test.run(context.Background(), cloudEnv(), &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudPlace: CloudPlace{Place: "2,x"}})
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "not a place ID") {
+		t.Fatalf("%v", err)
 	}
 }

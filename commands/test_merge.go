@@ -128,7 +128,7 @@ func runTestMerge(env *Env, args *TestArgs) (*Result, error) {
 		return nil, UsageError{err}
 	}
 	if err := writeTimings(args.Timings, old, data.SpecDurations); err != nil {
-		env.Log.Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
+		logOf(env).Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
 	}
 	return testReport(args, data)
 }
