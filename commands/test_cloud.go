@@ -161,10 +161,6 @@ func newCloudTestRun(env *Env, args *TestArgs, script string) (*cloudTestRun, er
 		return nil, Usagef("test --cloud: %s %d is more than %d tasks on each of %d place(s): Open Cloud runs at most %d unfinished tasks per place; lower it or list more places with %s", ArgName("parallel"), args.Parallel, maxTasksPerPlace, len(ids), maxTasksPerPlace, ArgName("place"))
 	}
 	s.client.Limiter = cloud.NewLimiter()
-	// A create refused for the place's limit waits for a slot: other jobs
-	// of a CI matrix share the place, so more patience than one exec's
-	// (a refusal is safe to retry; a lost answer never is).
-	s.client.Attempts = 20
 	if tuneCloudClient != nil {
 		tuneCloudClient(s.client)
 	}
@@ -310,11 +306,25 @@ func (r *cloudTestRun) runTask(ctx context.Context, p cloudPlace, script string,
 		task.Script = withConfig(script, "placeVersion="+strconv.FormatInt(p.version, 10))
 	}
 	started := time.Now()
-	out, err := r.client.Run(ctx, task, func(cl cloud.Line) {
-		if onLine != nil {
-			onLine(Line{Level: cloudLevel(cl.Type), Body: cl.Message})
+	var out *cloud.Outcome
+	var err error
+	for {
+		out, err = r.client.Run(ctx, task, func(cl cloud.Line) {
+			if onLine != nil {
+				onLine(Line{Level: cloudLevel(cl.Type), Body: cl.Message})
+			}
+		})
+		// A create still refused for the place's limit after the client's
+		// attempts waits for a slot: other jobs of a CI matrix share the
+		// place, and a refusal is safe to retry (a lost answer never is).
+		if !refusedCreate(err) || time.Since(started) > createPatience || ctx.Err() != nil {
+			break
 		}
-	})
+		logOf(r.env).Info("test --cloud: the place runs its limit of tasks; waiting for a slot", "place", p.id)
+		if err := sleepCtx(ctx, slotWait); err != nil {
+			return nil, time.Since(started), &cloud.Error{Kind: cloud.KindInterrupted, Err: err, Message: "interrupted while waiting for a task slot; no task was created"}
+		}
+	}
 	took := time.Since(started)
 	if err != nil {
 		return nil, took, err
@@ -520,4 +530,30 @@ func logOf(env *Env) *slog.Logger {
 		return env.Log
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// How long a run waits for a slot on a place that keeps refusing creates
+// (429), and how long between tries beyond the client's own: jest-roblox-cli
+// measured about 10 s before a freed slot takes a task.
+var (
+	createPatience = 10 * time.Minute
+	slotWait       = 5 * time.Second
+)
+
+// refusedCreate reports a create refused with 429 after every attempt: no
+// task was made.
+func refusedCreate(err error) bool {
+	var ce *cloud.Error
+	return errors.As(err, &ce) && ce.Kind == cloud.KindRateLimited && ce.Op == "create task" && ce.TaskPath == ""
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -44,7 +44,9 @@ func cloudSuite(t testing.TB, n int, delay time.Duration) (*cloudtest.Server, *c
 		c.PollMin, c.PollMax = 2*time.Millisecond, 10*time.Millisecond
 		c.BackoffMin, c.BackoffMax = 2*time.Millisecond, 20*time.Millisecond
 	}
-	t.Cleanup(func() { tuneCloudClient = nil })
+	wait := slotWait
+	slotWait = 5 * time.Millisecond
+	t.Cleanup(func() { tuneCloudClient, slotWait = nil, wait })
 	return srv, suite
 }
 
