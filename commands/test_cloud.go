@@ -42,6 +42,9 @@ var tuneCloudClient func(*cloud.Client)
 func checkCloudTestArgs(args *TestArgs) error {
 	c := &args.CloudTest
 	if len(c.Merge) > 0 {
+		if len(c.Merge) > maxShards {
+			return Usagef("test: %s names %d reports; at most %d", ArgName("merge"), len(c.Merge), maxShards)
+		}
 		if len(args.Paths) > 0 || args.Root != "" || args.Cloud || args.Play || args.Run {
 			return Usagef("test: %s merges reports; it takes no spec paths, %s, %s or a playtest", ArgName("merge"), ArgName("root"), ArgName("cloud"))
 		}
