@@ -35,6 +35,7 @@ type TestArgs struct {
 	// the place CloudPlace names.
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
 	CloudPlace
+	CloudTest
 	Playtest
 	// synced is the spec file Rojo syncs, when one is named alone and the
 	// source map maps it (set by testScript; locations.go).
@@ -58,7 +59,7 @@ var Test = Define(Spec[TestArgs, TestData]{
 		MaxTimeout:     time.Hour,
 		Noun:           "Test run",
 	},
-	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" },
+	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" || len(args.Merge) > 0 },
 	Retarget: func(args *TestArgs, t bridge.Target) (bridge.Target, error) {
 		return retargetTest(args.playChoice(), t)
 	},
@@ -94,6 +95,9 @@ const (
 func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
 	if err := checkTestArgs(args); err != nil {
 		return nil, err
+	}
+	if len(args.Merge) > 0 {
+		return runTestMerge(env, args)
 	}
 	script, names, err := testScript(args)
 	if err != nil {
@@ -140,6 +144,9 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 }
 
 func checkTestArgs(args *TestArgs) error {
+	if err := checkCloudTestArgs(args); err != nil || len(args.Merge) > 0 {
+		return err
+	}
 	if args.Root != "" && len(args.Paths) > 0 {
 		return Usagef("test: give spec paths or %s, not both: %s runs the specs already in the place", ArgName("root"), ArgName("root"))
 	}
@@ -183,7 +190,7 @@ func testScript(args *TestArgs) (script string, names map[string]string, err err
 		args.synced = s
 		b.WriteString(",root=")
 		luauString(&b, s.Parent)
-		b.WriteString(",only=")
+		b.WriteString(",synced=")
 		luauString(&b, s.Path)
 		b.WriteString(",expectSource=")
 		luauString(&b, s.Source)

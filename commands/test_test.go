@@ -254,11 +254,11 @@ func TestTestCloud(t *testing.T) {
 	var stderr bytes.Buffer
 	var streamed []Line
 	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: &stderr, Output: func(l Line) { streamed = append(streamed, l) }}
-	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text"})
+	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudTest: CloudTest{Parallel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := res.Data.(TestData)
+	data := res.Data.(ShardedTestData).TestData
 	if data.Passed != 1 || data.Failed != 1 || data.Tests[1].Message != "ServerStorage.Tests.math.spec:7: nope" || data.Tests[1].Line != 7 {
 		t.Fatalf("data: %+v", data)
 	}
