@@ -18,6 +18,7 @@ func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd := &cli.Command{
 		Name:         d.Name,
 		Usage:        d.Summary,
+		Description:  d.CLIHelp(),
 		Hidden:       d.Hidden,
 		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Name), " "),
 		OnUsageError: usageError,
@@ -51,7 +52,7 @@ func flagsFor(a commands.Arg) []cli.Flag {
 		aliases = []string{a.Short}
 	}
 	usage := a.Usage
-	if len(a.Enum) > 0 && !a.Switch {
+	if len(a.Enum) > 0 && !a.Switch && !commands.NamesAll(usage, a.Enum) {
 		usage += " (" + strings.Join(a.Enum, ", ") + ")"
 	}
 	switch {

@@ -41,8 +41,12 @@ type ExecData struct {
 
 // Exec runs Luau in a session.
 var Exec = &Definition{
-	Name:         "exec",
-	Summary:      "Run Luau in Studio: inline code, a file, or standard input.",
+	Name:    "exec",
+	Summary: "Run Luau in Studio: inline code, a file, or standard input.",
+	Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
+		"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
+		"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
+		"--play and --run start a test for it and stop it afterwards. Output streams as it is printed, return values follow on stdout; a script error exits 1.",
 	Description:  "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
 	Args:         &ExecArgs{},
 	NeedsSession: true,
