@@ -20,7 +20,9 @@ func runTestCloud(ctx context.Context, env *Env, args *TestArgs, script string) 
 		}
 	}
 	started := time.Now()
-	res, err := runCloud(ctx, &cloudEnv, &ExecArgs{Script: script, Cloud: true, CloudPlace: args.CloudPlace})
+	place := args.CloudPlace
+	place.cmd = "test" // its errors name test --cloud
+	res, err := runCloud(ctx, &cloudEnv, &ExecArgs{Script: script, Cloud: true, CloudPlace: place})
 	if err != nil {
 		return nil, err
 	}
