@@ -140,7 +140,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		done()
 		clearStatus()
 		if err != nil {
-			return err
+			return commands.ExplainNoSessions(err, b.Addr(), c.Duration("wait"))
 		}
 	}
 	res, err := d.Run(ctx, env, args)
