@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -147,7 +149,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 // clearing a line, Ctrl-D exiting.
 func TestTerminalPTY(t *testing.T) {
 	port := studioPort(t)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	scr := ptytest.Record(master)
@@ -197,7 +199,7 @@ func TestTerminalPTY(t *testing.T) {
 	if !strings.Contains(scr.String(), "\x1b[33m") {
 		t.Errorf("no colour on a terminal:\n%q", scr.String())
 	}
-	if _, err := os.Stat(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history"); err != nil {
+	if _, err := os.Stat(filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history")); err != nil {
 		t.Errorf("history not saved: %v", err)
 	}
 }
@@ -480,14 +482,14 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 }
 
 // ptyTerminal runs the terminal in a pseudo-terminal, with a user config
-// directory (XDG_CONFIG_HOME, where the history file goes) of the test's
+// directory (STUDIO_BRIDGE_CONFIG_DIR, where the history file goes) of the test's
 // own: what it shows, a way to type, and its exit code when it ends.
 // The terminal runs in this process (under -race, beside the fake Studio),
 // so on Windows ptytest.Open skips: a pseudo console reaches only a child
 // process. test/emulator's terminal test runs the binary on one there.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
 	done := make(chan error, 1)
@@ -601,7 +603,7 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, scr.String())
 	}
 	scr.WaitFor(t, `(1 line, from "if true then"), which was not run`) // Ctrl-D inside a chunk says it was not run
-	raw, err := os.ReadFile(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history")
+	raw, err := os.ReadFile(filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history"))
 	if err != nil {
 		t.Fatal(err)
 	}
