@@ -53,7 +53,7 @@ func (r *repl) printError(err error) {
 		r.printColoured("33", "cancelled")
 		return
 	}
-	r.printColoured("31", err.Error())
+	r.printFailure(err.Error())
 	if hint := commands.Hint(err); hint != "" {
 		r.say("  %s", hint)
 	}
@@ -65,6 +65,13 @@ func (r *repl) printError(err error) {
 	case errors.As(err, &ce):
 		fmt.Fprint(r.msg, commands.RenderSessions(ce.sessions, time.Now(), r.aligned))
 	}
+}
+
+// printFailure says that an entry failed (a script error, a refused
+// command), in red, and counts it for the exit status of piped input.
+func (r *repl) printFailure(text string) {
+	r.failures++
+	r.printColoured("31", text)
 }
 
 // printColoured says text in an ANSI colour (on a terminal).

@@ -85,7 +85,10 @@ func TestTerminalPiped(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+	// five entries fail (.query Workspace.Nope, error('x'), .context
+	// server, .nope, print(1) detached); the rest still run, and the
+	// terminal ends as a failed script does
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err == nil || err.Error() != "the input had 5 failures (see above)" {
 		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
 	}
 	for _, want := range []string{
@@ -117,6 +120,31 @@ func TestTerminalPiped(t *testing.T) {
 	}
 }
 
+// Input from a pipe or a file ends as a script does: exit status 0 when
+// every entry ran, an error (exit 1) when any failed; the entries after a
+// failure still run.
+func TestTerminalPipedExitStatus(t *testing.T) {
+	port := studioPort(t)
+	for _, tc := range []struct {
+		in, err string
+	}{
+		{"print(1)\n.state\n", ""},
+		{"error('x')\nprint(1)\n", "the input had 1 failure (see above)"},
+		{".run\n.nope\n.exit\nprint(1)\n", "the input had 2 failures (see above)"},
+	} {
+		var out, errb bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err := runTerminal(ctx, port, Options{In: strings.NewReader(tc.in), Out: &out, Err: &errb})
+		cancel()
+		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("%q: %v, want %q\nstderr %s", tc.in, err, tc.err, errb.String())
+		}
+		if tc.err == "the input had 1 failure (see above)" && !strings.Contains(out.String(), "one\n") {
+			t.Errorf("the entry after the failure did not run: %q", out.String())
+		}
+	}
+}
+
 // TestTerminalPipedStdoutHoldsOnlyResults: with input and output piped,
 // stdout holds what the scripts printed and returned and nothing else; the
 // banner, notices, warnings and errors go to stderr, and no prompt goes
@@ -127,7 +155,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err == nil || !strings.Contains(err.Error(), "5 failures") {
 		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
 	}
 	if want := "one\n42\nVector3(1, 2, 3)\nStarting...\n"; out.String() != want {
