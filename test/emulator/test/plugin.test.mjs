@@ -268,6 +268,24 @@ describe('edit window against a protocol-level host', () => {
     for (const n of ['Workspace', 'Lighting', 'ReplicatedStorage', 'LogService']) assert.ok(names.includes(n), n)
   })
 
+  test('query: a path whose segment names several siblings says so (duplicates)', async () => {
+    let r = await host.call(session, 'exec', {
+      script: 'for i = 1, 3 do local f = Instance.new("Folder") f.Name = "Twin" f.Parent = workspace end local v = Instance.new("IntValue") v.Name = "Inner" v.Parent = workspace.Twin',
+    })
+    assert.equal(r.payload.success, true, r.payload.error)
+    try {
+      r = await host.call(session, 'query', { path: 'Workspace.Twin.Inner', properties: ['Name'] })
+      assert.equal(r.payload.instance.path, 'game.Workspace.Twin.Inner')
+      assert.deepEqual(r.payload.duplicates, [{ path: 'game.Workspace.Twin', count: 3 }])
+      r = await host.call(session, 'query', { path: 'Workspace.Twin', children: true })
+      assert.deepEqual(r.payload.duplicates, [{ path: 'game.Workspace.Twin', count: 3 }])
+      r = await host.call(session, 'query', { path: 'Workspace.SpawnLocation', properties: ['Name'] })
+      assert.equal(r.payload.duplicates, undefined)
+    } finally {
+      await host.call(session, 'exec', { script: 'while workspace:FindFirstChild("Twin") do workspace.Twin:Destroy() end' })
+    }
+  })
+
   test('query: default properties come from ReflectionService', async () => {
     const r = await host.call(session, 'query', { path: 'Workspace.SpawnLocation' })
     const props = r.payload.instance.properties
