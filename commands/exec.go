@@ -35,7 +35,8 @@ type ExecData struct {
 	DroppedLogs int `json:"droppedLogs,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
-	// could not begin, or the request opted out with "history": false.
+	// could not begin, or the request opted out with "history": false;
+	// absent when the exec changed nothing (nothing to undo).
 	Undoable *bool `json:"undoable,omitempty"`
 }
 
