@@ -46,7 +46,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 		{"unknown type", false, `{"type":"teleport","to":"moon"}`, protocol.CodeUnknownMessage},
 		{"type with different case", false, `{"type":"PING"}`, protocol.CodeUnknownMessage},
 		{"reject sent to the host", false, `{"type":"reject","code":"X","message":"no"}`, protocol.CodeUnknownMessage},
-		{"welcome sent to the host", false, `{"type":"welcome","protocolVersion":1,"sessionId":"x"}`, protocol.CodeUnknownMessage},
+		{"welcome sent to the host", false, `{"type":"welcome","protocolVersion":2}`, protocol.CodeUnknownMessage},
 		{"ping with a string t", false, `{"type":"ping","t":"soon"}`, protocol.CodeMalformedFrame},
 	}
 	plugin := append([]frame{
@@ -58,7 +58,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 		{"chunk without id", false, `{"type":"chunk","seq":0,"data":"x"}`, protocol.CodeMalformedFrame},
 		{"chunk with negative seq", false, `{"type":"chunk","id":"1","seq":-1,"data":"x"}`, protocol.CodeMalformedFrame},
 		{"event without name", false, `{"type":"event","payload":{}}`, protocol.CodeMalformedFrame},
-		{"second hello", false, `{"type":"hello","protocolVersions":[1],"instanceId":"X","context":"edit"}`, protocol.CodeUnknownMessage},
+		{"second hello", false, `{"type":"hello","protocolVersions":[2],"instanceId":"X"}`, protocol.CodeUnknownMessage},
 		{"request sent by a plugin", false, `{"type":"request","id":"1","action":"exec"}`, protocol.CodeUnknownMessage},
 		{"client-hello on /plugin", false, `{"type":"client-hello","protocolVersions":[1]}`, protocol.CodeUnknownMessage},
 	}, common...)
@@ -68,7 +68,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 		{"cancel without id", false, `{"type":"cancel"}`, protocol.CodeMalformedFrame},
 		{"watch without session", false, `{"type":"watch"}`, protocol.CodeMalformedFrame},
 		{"unwatch without session", false, `{"type":"unwatch"}`, protocol.CodeMalformedFrame},
-		{"plugin hello on /client", false, `{"type":"hello","protocolVersions":[1],"instanceId":"X","context":"edit"}`, protocol.CodeUnknownMessage},
+		{"plugin hello on /client", false, `{"type":"hello","protocolVersions":[2],"instanceId":"X"}`, protocol.CodeUnknownMessage},
 		{"response sent by a client", false, `{"type":"response","id":"1","ok":true}`, protocol.CodeUnknownMessage},
 		{"host-transfer sent by a client", false, `{"type":"host-transfer","reason":"mine now"}`, protocol.CodeUnknownMessage},
 	}, common...)
@@ -81,7 +81,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 			t.Run(ep.path+"/"+f.name, func(t *testing.T) {
 				var r *rawConn
 				if ep.path == protocol.PathPlugin {
-					r, _ = rawPlugin(t, tb.port, goodHello("raw", protocol.ContextEdit))
+					r = rawWindow(t, tb.port, "raw")
 				} else {
 					r, _ = rawClient(t, tb.port)
 				}
@@ -104,7 +104,7 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 	}
 	// A plugin session that sent bad frames is still a working session.
 	t.Run("session still answers after bad frames", func(t *testing.T) {
-		r, w := rawPlugin(t, tb.port, goodHello("raw-answering", protocol.ContextEdit))
+		r, w := rawPlugin(t, tb.port, goodAttach("raw-answering", protocol.ContextEdit))
 		for _, f := range plugin {
 			typ := websocket.MessageText
 			if f.binary {
@@ -122,16 +122,16 @@ func TestBadFramesGetErrorNotices(t *testing.T) {
 
 func TestUnknownRequestIDs(t *testing.T) {
 	tb := newTestBed(t)
-	r, w := rawPlugin(t, tb.port, goodHello("raw", protocol.ContextEdit))
+	r, w := rawPlugin(t, tb.port, goodAttach("raw", protocol.ContextEdit))
 	frames := []struct {
 		name string
 		m    protocol.Message
 	}{
-		{"response", protocol.Response{ID: "999", OK: true, Payload: json.RawMessage(`1`)}},
-		{"error response", protocol.Response{ID: "998", Error: protocol.Errorf(protocol.CodeInternal, "boom")}},
-		{"progress", protocol.Progress{ID: "997", Payload: json.RawMessage(`"line"`)}},
-		{"chunk", protocol.Chunk{ID: "996", Seq: 0, Data: `{"a"`}},
-		{"chunked response", protocol.Response{ID: "995", OK: true, Chunks: 3}},
+		{"response", protocol.Response{SessionID: w.SessionID, ID: "999", OK: true, Payload: json.RawMessage(`1`)}},
+		{"error response", protocol.Response{SessionID: w.SessionID, ID: "998", Error: protocol.Errorf(protocol.CodeInternal, "boom")}},
+		{"progress", protocol.Progress{SessionID: w.SessionID, ID: "997", Payload: json.RawMessage(`"line"`)}},
+		{"chunk", protocol.Chunk{SessionID: w.SessionID, ID: "996", Seq: 0, Data: `{"a"`}},
+		{"chunked response", protocol.Response{SessionID: w.SessionID, ID: "995", OK: true, Chunks: 3}},
 	}
 	for _, f := range frames {
 		t.Run(f.name, func(t *testing.T) {
@@ -168,8 +168,8 @@ func TestUnknownRequestIDs(t *testing.T) {
 			t.Fatalf("cancel %q, want %q", c.ID, req.ID)
 		}
 		for _, m := range []protocol.Message{
-			protocol.Progress{ID: req.ID, Payload: json.RawMessage(`"late"`)},
-			protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(`"late"`)},
+			protocol.Progress{SessionID: w.SessionID, ID: req.ID, Payload: json.RawMessage(`"late"`)},
+			protocol.Response{SessionID: w.SessionID, ID: req.ID, OK: true, Payload: json.RawMessage(`"late"`)},
 		} {
 			r.send(m)
 			if n := r.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeUnknownRequest || n.Ref != req.ID {
@@ -200,7 +200,7 @@ func (r *rawConn) expectReject(code protocol.Code, mentions ...string) protocol.
 func TestHelloRejected(t *testing.T) {
 	tb := newTestBed(t)
 	hello := func(edit func(*protocol.Hello)) string {
-		h := goodHello("raw", protocol.ContextEdit)
+		h := goodHello("raw")
 		edit(&h)
 		data, err := protocol.Encode(h)
 		if err != nil {
@@ -216,11 +216,11 @@ func TestHelloRejected(t *testing.T) {
 		mentions []string
 	}{
 		{"unsupported protocol version", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = []int{3, 4} }),
-			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[3 4]", "install-plugin"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2]", "[3 4]", "install-plugin"}},
 		{"no protocol versions", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = nil }),
-			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[]"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2]", "[]"}},
 		{"protocol version 0", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.ProtocolVersions = []int{0} }),
-			protocol.CodeUnsupportedProtocol, []string{"[2 1]", "[0]"}},
+			protocol.CodeUnsupportedProtocol, []string{"[2]", "[0]"}},
 		{"empty instanceId", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.InstanceID = "" }),
 			protocol.CodeInvalidHello, []string{"instanceId"}},
 		{"instanceId with spaces", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.InstanceID = "my studio" }),
@@ -229,14 +229,6 @@ func TestHelloRejected(t *testing.T) {
 			protocol.CodeInvalidHello, []string{"instanceId"}},
 		{"instanceId with a slash", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.InstanceID = "../etc" }),
 			protocol.CodeInvalidHello, []string{"instanceId"}},
-		{"missing context", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.Context = "" }),
-			protocol.CodeInvalidHello, []string{"context"}},
-		{"unknown context", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.Context = "studio" }),
-			protocol.CodeInvalidHello, []string{"context", "studio"}},
-		{"context in capitals", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.Context = "Edit" }),
-			protocol.CodeInvalidHello, []string{"context"}},
-		{"unknown state", protocol.PathPlugin, hello(func(h *protocol.Hello) { h.State = "Stopped" }),
-			protocol.CodeInvalidHello, []string{"state", "Stopped"}},
 		{"first frame a ping", protocol.PathPlugin, `{"type":"ping","t":1}`,
 			protocol.CodeInvalidHello, []string{"hello", "ping"}},
 		{"first frame a response", protocol.PathPlugin, `{"type":"response","id":"1","ok":true}`,
@@ -278,7 +270,7 @@ func TestBinaryHelloRejected(t *testing.T) {
 	for _, path := range []string{protocol.PathPlugin, protocol.PathClient} {
 		t.Run(path, func(t *testing.T) {
 			r := openRaw(t, tb.port, path)
-			data, _ := protocol.Encode(goodHello("X", protocol.ContextEdit))
+			data, _ := protocol.Encode(goodHello("X"))
 			if path == protocol.PathClient {
 				data, _ = protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.SupportedVersions})
 			}
@@ -292,9 +284,9 @@ func TestBinaryHelloRejected(t *testing.T) {
 
 // TestPluginMisbehavingMidRequest: a plugin answers a request with garbage,
 // a frame of the wrong shape or one over the size limit. The caller gets a
-// clear error (a timeout when the host cannot tell which request the frame
-// answered, a disconnect when the frame closed the session) and the host
-// keeps serving everyone else.
+// clear error (a timeout: the host cannot tell which request the frame
+// answered, or, when the frame closed the socket, it holds the session for
+// the plugin's return) and the host keeps serving everyone else.
 func TestPluginMisbehavingMidRequest(t *testing.T) {
 	tb := newTestBed(t)
 	tests := []struct {
@@ -307,7 +299,9 @@ func TestPluginMisbehavingMidRequest(t *testing.T) {
 		{"binary noise", []byte{0, 1, 2, 0xff, 0xfe}, protocol.CodeTimeout, true},
 		{"unknown type", []byte(`{"type":"answer","id":"1","ok":true}`), protocol.CodeTimeout, true},
 		{"response without id", []byte(`{"type":"response","ok":true,"payload":1}`), protocol.CodeTimeout, true},
-		{"over the frame limit", fakeplugin.Oversize("1", protocol.PluginMaxFrameBytes+1), protocol.CodeSessionDisconnected, false},
+		// The host closes the socket (1009) and holds the session for the
+		// resume grace: the plugin may come back with the answer.
+		{"over the frame limit", fakeplugin.Oversize("1", protocol.PluginMaxFrameBytes+1), protocol.CodeTimeout, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,7 +326,8 @@ func TestPluginMisbehavingMidRequest(t *testing.T) {
 				}
 				waitSessionState(t, tb.client, sid, true) // one bad frame does not cost the session
 			} else {
-				waitSessionState(t, tb.client, sid, false)
+				eventually(t, "the plugin to see the host's 1009", func() bool { return p.CloseStatus() == websocket.StatusMessageTooBig })
+				waitSessionState(t, tb.client, sid, true) // held for the resume grace
 			}
 			tb.assertServing(t)
 		})
@@ -385,40 +380,33 @@ func TestSilentPluginEvicted(t *testing.T) {
 
 	silent, sid := kit.Plugin(t, fakeplugin.Config{Port: tb.port, InstanceID: "silent", NoPong: true, NoReconnect: true})
 	welcomed := time.Now()
-	timeout := time.After(5 * time.Second)
-	for {
-		var ev SessionEvent
-		select {
-		case ev = <-events:
-		case <-timeout:
-			t.Fatal("silent plugin was never evicted")
-		}
-		if ev.Kind != protocol.SessionDisconnected {
-			continue
-		}
-		if ev.Session.SessionID != sid {
-			t.Fatalf("session %s (%s) dropped, not the silent one", ev.Session.SessionID, ev.Session.InstanceID)
-		}
-		break
-	}
-	evicted := time.Since(welcomed)
-	t.Logf("silent plugin evicted %s after its welcome (heartbeat %s)", evicted.Round(time.Millisecond), hb)
-	if evicted < protocol.MissedHeartbeats*hb-50*time.Millisecond {
-		t.Fatalf("evicted after %s, before %d heartbeats of %s", evicted, protocol.MissedHeartbeats, hb)
-	}
-	if evicted > 2*time.Second {
-		t.Fatalf("evicted only after %s", evicted)
-	}
 	eventually(t, "the silent plugin to see the host's close", func() bool { return silent.CloseStatus() != -1 })
+	evicted := time.Since(welcomed)
+	t.Logf("silent plugin's socket closed %s after its attach (heartbeat %s)", evicted.Round(time.Millisecond), hb)
 	if got := silent.CloseStatus(); got != protocol.CloseHeartbeatTimeout {
 		t.Fatalf("silent plugin closed with status %d, want %d", got, protocol.CloseHeartbeatTimeout)
 	}
-	waitSessionState(t, tb.client, sid, false)
+	if evicted < protocol.MissedHeartbeats*hb-50*time.Millisecond {
+		t.Fatalf("evicted after %s, before %d heartbeats of %s", evicted, protocol.MissedHeartbeats, hb)
+	}
+	// Its session lost its socket and is held for the resume grace; no
+	// other session went.
+	waitSessionState(t, tb.client, sid, true)
+	for drained := false; !drained; {
+		select {
+		case ev := <-events:
+			if ev.Kind == protocol.SessionDisconnected {
+				t.Fatalf("session %s (%s) dropped at once", ev.Session.SessionID, ev.Session.InstanceID)
+			}
+		default:
+			drained = true
+		}
+	}
 	// The plugin that answers pings outlives many intervals on one connection
 	// (a negative check: the pause spans five more heartbeats).
 	time.Sleep(5 * hb)
-	if tb.plugin.Connects() != 1 || tb.plugin.SessionID() != tb.sid {
-		t.Fatalf("the answering plugin reconnected: %d connects", tb.plugin.Connects())
+	if tb.plugin.Sockets() != 1 || tb.plugin.SessionID() != tb.sid {
+		t.Fatalf("the answering plugin reconnected: %d sockets", tb.plugin.Sockets())
 	}
 	tb.assertServing(t)
 }
@@ -470,7 +458,7 @@ func TestSlowClientClosed(t *testing.T) {
 		}
 	}()
 
-	frame, err := protocol.Encode(protocol.Event{Event: "log", Seq: 1,
+	frame, err := protocol.Encode(protocol.Event{SessionID: tb.sid, Event: "log", Seq: 1,
 		Payload: json.RawMessage(`"` + strings.Repeat("x", 900<<10) + `"`)})
 	if err != nil {
 		t.Fatal(err)

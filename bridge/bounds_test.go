@@ -61,7 +61,7 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 		return []byte(head + strings.Repeat("p", n-len(head)-2) + `"}`)
 	}
 	client := clientHello(t)
-	plugin := goodHello("limit", protocol.ContextEdit)
+	plugin := goodHello("limit")
 	for _, tt := range []struct {
 		name string
 		path string
@@ -93,14 +93,14 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 // to PluginMaxFrameBytes; one byte more closes the session with 1009.
 func TestOversizedPluginFrame(t *testing.T) {
 	tb := newTestBed(t)
-	// event frame of exactly n bytes
-	eventFrame := func(n int) []byte {
-		head, tail := `{"type":"event","event":"log","payload":"`, `"}`
+	// event frame of session sid, of exactly n bytes
+	eventFrame := func(sid string, n int) []byte {
+		head, tail := `{"type":"event","sessionId":"`+sid+`","event":"log","payload":"`, `"}`
 		return []byte(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
 	}
 	t.Run("at the limit", func(t *testing.T) {
-		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
-		r.write(websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes))
+		r, w := rawPlugin(t, tb.port, goodAttach("big", protocol.ContextEdit))
+		r.write(websocket.MessageText, eventFrame(w.SessionID, protocol.PluginMaxFrameBytes))
 		r.assertOpen()
 		if _, ok := tb.host.hub.get(w.SessionID); !ok {
 			t.Fatal("session gone after a frame at the limit")
@@ -108,20 +108,32 @@ func TestOversizedPluginFrame(t *testing.T) {
 		tb.assertServing(t)
 	})
 	t.Run("one byte over", func(t *testing.T) {
-		r, w := rawPlugin(t, tb.port, goodHello("big", protocol.ContextEdit))
+		r, w := rawPlugin(t, tb.port, goodAttach("big", protocol.ContextEdit))
 		waitSessionState(t, tb.client, w.SessionID, true)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = r.c.Write(ctx, websocket.MessageText, eventFrame(protocol.PluginMaxFrameBytes+1)) // the host may close mid-write
+		_ = r.c.Write(ctx, websocket.MessageText, eventFrame(w.SessionID, protocol.PluginMaxFrameBytes+1)) // the host may close mid-write
 		r.expectClose(websocket.StatusMessageTooBig)
-		waitSessionState(t, tb.client, w.SessionID, false)
-		waitSessionState(t, tb.host, w.SessionID, false)
+		// The session lost its socket: it is held for the resume grace,
+		// carried by no socket, and a re-attach with its secret resumes it.
+		h := hostOf(t, tb.host)
+		eventually(t, "the session to lose its socket", func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			s := h.plugins[w.SessionID]
+			return s != nil && s.sock == nil
+		})
+		back := goodAttach("big", protocol.ContextEdit)
+		back.PreviousSessionID, back.ResumeSecret = w.SessionID, w.ResumeSecret
+		if _, again := rawPlugin(t, tb.port, back); again.SessionID != w.SessionID || !again.Resumed {
+			t.Fatalf("re-attach after the 1009: %+v, want %s resumed", again, w.SessionID)
+		}
 		tb.assertServing(t)
 	})
 	t.Run("oversized hello", func(t *testing.T) {
 		r := openRaw(t, tb.port, protocol.PathPlugin)
-		h := goodHello("big", protocol.ContextEdit)
-		h.PlaceName = strings.Repeat("p", protocol.PluginMaxFrameBytes)
+		h := goodHello("big")
+		h.PluginVersion = strings.Repeat("p", protocol.PluginMaxFrameBytes)
 		data, _ := protocol.Encode(h)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -246,62 +258,48 @@ func TestClientWelcomeWorstCase(t *testing.T) {
 }
 
 // TestSessionFieldsBounded: capability names, sessions per Studio window
-// and in all are bounded where sessions register (a v1 hello, a v2 attach).
+// and in all are bounded where sessions register (an attach).
 func TestSessionFieldsBounded(t *testing.T) {
 	tb := newTestBed(t)
 	t.Run("capability name too long", func(t *testing.T) {
-		h := goodHello("caps", protocol.ContextEdit)
-		h.Capabilities = []string{"exec", strings.Repeat("c", protocol.MaxCapabilityBytes+1)}
-		r := openRaw(t, tb.port, protocol.PathPlugin)
-		r.send(h)
-		r.expectReject(protocol.CodeInvalidHello, "capabilities")
-		r.expectClose(websocket.StatusPolicyViolation)
-	})
-	t.Run("capability name at the limit", func(t *testing.T) {
-		h := goodHello("caps", protocol.ContextEdit)
-		h.Capabilities = []string{strings.Repeat("c", protocol.MaxCapabilityBytes)}
-		rawPlugin(t, tb.port, h)
-	})
-	t.Run("v2 attach with a capability name too long", func(t *testing.T) {
-		r := openRaw(t, tb.port, protocol.PathPlugin)
-		r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "caps2"})
-		r.expect(protocol.TypeWelcome)
-		r.send(protocol.Attach{Ref: "a", InstanceID: "caps2", Context: protocol.ContextEdit, Capabilities: []string{strings.Repeat("c", protocol.MaxCapabilityBytes+1)}})
-		if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "a" {
-			t.Fatalf("reject %+v, want one for ref a", rej)
+		r := rawWindow(t, tb.port, "caps")
+		a := goodAttach("caps", protocol.ContextEdit)
+		a.Capabilities = []string{"exec", strings.Repeat("c", protocol.MaxCapabilityBytes+1)}
+		r.send(a)
+		if rej := r.expectReject(protocol.CodeInvalidAttach, "capabilities"); rej.Ref != a.Ref {
+			t.Fatalf("reject %+v, want one for ref %s", rej, a.Ref)
 		}
 		r.assertOpen()
 	})
+	t.Run("capability name at the limit", func(t *testing.T) {
+		a := goodAttach("caps", protocol.ContextEdit)
+		a.Capabilities = []string{strings.Repeat("c", protocol.MaxCapabilityBytes)}
+		rawPlugin(t, tb.port, a)
+	})
 	t.Run("sessions per Studio window", func(t *testing.T) {
-		// v1 plugins: one socket per DataModel, all with the window's id.
+		// Windows that share an instanceId (a misbehaving plugin) still
+		// count as one window.
 		for i := range protocol.MaxSessionsPerInstance {
-			rawPlugin(t, tb.port, goodHello("crowded", []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient}[i%3]))
+			rawPlugin(t, tb.port, goodAttach("crowded", []protocol.Context{protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient}[i%3]))
 		}
-		r := openRaw(t, tb.port, protocol.PathPlugin)
-		r.send(goodHello("crowded", protocol.ContextClient))
-		r.expectReject(protocol.CodeTooManySessions, "crowded")
-		r.expectClose(websocket.StatusPolicyViolation)
-		// A v2 window's attach past the limit gets a per-session reject.
-		v2 := openRaw(t, tb.port, protocol.PathPlugin)
-		v2.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: "crowded"})
-		v2.expect(protocol.TypeWelcome)
-		v2.send(protocol.Attach{Ref: "b", InstanceID: "crowded", Context: protocol.ContextClient})
-		if rej := v2.expectReject(protocol.CodeTooManySessions); rej.Ref != "b" {
+		r := rawWindow(t, tb.port, "crowded")
+		r.send(protocol.Attach{Ref: "b", InstanceID: "crowded", Context: protocol.ContextClient})
+		if rej := r.expectReject(protocol.CodeTooManySessions, "crowded"); rej.Ref != "b" {
 			t.Fatalf("reject %+v, want one for ref b", rej)
 		}
-		v2.assertOpen()
+		r.assertOpen()
 		tb.assertServing(t)
 	})
 	t.Run("sessions in all", func(t *testing.T) {
 		h := hostOf(t, tb.host)
-		// The sessions of the subtests above end as their sockets close;
-		// wait for them to go, or one going would make room.
+		// The sessions of the subtests above end as their windows say
+		// goodbye; wait for them to go, or one going would make room.
 		eventually(t, "the earlier subtests' sessions to end", func() bool {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			return len(h.plugins) == 1
 		})
-		keeper, kw := rawPlugin(t, tb.port, goodHello("keeper", protocol.ContextEdit))
+		keeper, kw := rawPlugin(t, tb.port, goodAttach("keeper", protocol.ContextEdit))
 		// Fill the host's table up to MaxSessions with placeholders (a
 		// thousand real sockets would only make the test slow).
 		h.mu.Lock()
@@ -319,13 +317,13 @@ func TestSessionFieldsBounded(t *testing.T) {
 			}
 			h.mu.Unlock()
 		}()
-		r := openRaw(t, tb.port, protocol.PathPlugin)
-		r.send(goodHello("one-too-many", protocol.ContextEdit))
+		r := rawWindow(t, tb.port, "one-too-many")
+		r.send(goodAttach("one-too-many", protocol.ContextEdit))
 		r.expectReject(protocol.CodeTooManySessions, strconv.Itoa(protocol.MaxSessions))
-		r.expectClose(websocket.StatusPolicyViolation)
+		r.assertOpen()
 		// A session taken over with its secret is not one more.
 		_ = keeper.c.CloseNow()
-		back := goodHello("keeper", protocol.ContextEdit)
+		back := goodAttach("keeper", protocol.ContextEdit)
 		back.PreviousSessionID, back.ResumeSecret = kw.SessionID, kw.ResumeSecret
 		if _, w := rawPlugin(t, tb.port, back); w.SessionID != kw.SessionID {
 			t.Fatalf("the keeper came back as %s, not %s", w.SessionID, kw.SessionID)
@@ -334,19 +332,19 @@ func TestSessionFieldsBounded(t *testing.T) {
 	})
 }
 
-// TestStateEventFieldsBounded: a state event obeys the hello's field
+// TestStateEventFieldsBounded: a state event obeys the attach's field
 // limits; a 1 MB placeName is a bad frame, and the session keeps its name.
 func TestStateEventFieldsBounded(t *testing.T) {
 	tb := newTestBed(t)
-	r, w := rawPlugin(t, tb.port, goodHello("state", protocol.ContextEdit))
+	r, w := rawPlugin(t, tb.port, goodAttach("state", protocol.ContextEdit))
 	waitSessionState(t, tb.client, w.SessionID, true)
 	big, _ := json.Marshal(map[string]string{"state": "Play", "placeName": strings.Repeat("n", 1_000_000)})
-	r.send(protocol.Event{Event: "state", Payload: big})
+	r.send(protocol.Event{SessionID: w.SessionID, Event: "state", Payload: big})
 	if n := r.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeInvalidPayload || !strings.Contains(n.Message, "placeName") {
 		t.Fatalf("notice %+v", n)
 	}
 	ok, _ := json.Marshal(map[string]string{"state": "Play", "placeName": strings.Repeat("n", protocol.MaxPlaceNameBytes)})
-	r.send(protocol.Event{Event: "state", Payload: ok})
+	r.send(protocol.Event{SessionID: w.SessionID, Event: "state", Payload: ok})
 	eventually(t, "the state change at the limit to reach the client", func() bool {
 		s, found := tb.client.hub.get(w.SessionID)
 		return found && s.State == protocol.StatePlay

@@ -34,7 +34,7 @@ type HostConfig struct {
 	// Grace is how long after it starts the host waits for a session a
 	// call names but that has not registered yet; zero means none.
 	Grace time.Duration
-	// ResumeGrace is how long a v2 plugin session whose socket dropped is
+	// ResumeGrace is how long a plugin session whose socket dropped is
 	// held with its in-flight calls; zero means protocol.ResumeGrace.
 	ResumeGrace time.Duration
 	// Token is the user's token: a client must present it in its

@@ -70,7 +70,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 				hello   protocol.Message
 				welcome string
 			}{
-				{protocol.PathPlugin, goodHello("loopback", protocol.ContextEdit), protocol.TypeWelcome},
+				{protocol.PathPlugin, goodHello("loopback"), protocol.TypeWelcome},
 				{protocol.PathClient, clientHello(t), protocol.TypeClientWelcome},
 			} {
 				c, _, err := dialRaw(tb.port, ep.path, nil, host)

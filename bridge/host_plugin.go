@@ -44,12 +44,10 @@ func (h *Host) accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, 
 	return c, true
 }
 
-// pluginSocket is one WebSocket on /plugin. A version 1 socket carries
-// exactly one session for its whole life; a version 2 socket carries the
-// sessions of one Studio window, attached and detached one by one.
+// pluginSocket is one WebSocket on /plugin: it carries the sessions of one
+// Studio window, attached and detached one by one.
 type pluginSocket struct {
 	*peer
-	version       int
 	instanceID    string
 	pluginVersion string
 
@@ -75,7 +73,6 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	log := h.cfg.Log.With("instance", hello.InstanceID, "pluginProtocol", version)
 	sock := &pluginSocket{
 		peer:          newPeer(c, log, h.cfg.Heartbeat, protocol.PluginMaxFrameBytes),
-		version:       version,
 		instanceID:    hello.InstanceID,
 		pluginVersion: hello.PluginVersion,
 		sessions:      map[string]*pluginSession{},
@@ -90,44 +87,30 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	h.sockets[sock] = struct{}{}
 	h.mu.Unlock()
 
-	var handle func(protocol.Message)
-	if version == 1 {
-		s, perr := h.registerV1(sock, hello)
-		if perr != nil {
-			h.mu.Lock()
-			delete(h.sockets, sock)
-			h.mu.Unlock()
-			log.Info("rejected plugin hello", "code", perr.Code, "reason", perr.Message)
-			reject(c, perr.Code, perr.Message)
-			return
-		}
-		s.log.Info("plugin session connected", "place", hello.PlaceName, "plugin", hello.PluginVersion)
-		handle = func(m protocol.Message) { h.handleV1(sock, s, m) }
-	} else {
-		_ = sock.send(protocol.Welcome{
-			ProtocolVersion:      version,
-			HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),
-			MaxFrameBytes:        protocol.PluginMaxFrameBytes,
-			MaxSessionFrameBytes: protocol.MaxSessionFrameBytes,
-			MaxSessions:          protocol.MaxSessionsPerSocket,
-			MaxRequestBytes:      protocol.MaxRequestPayloadBytes,
-			ResumeGraceMs:        int(h.resumeGrace() / time.Millisecond),
-			HostVersion:          h.cfg.Version,
-		})
-		log.Info("plugin socket connected", "plugin", hello.PluginVersion)
-		h.conns.Add(1)
-		go func() {
-			defer h.conns.Done()
-			h.sessionHeartbeats(sock)
-		}()
-		handle = func(m protocol.Message) { h.handleV2(sock, m) }
-	}
-	err := sock.run(h.ctx, handle)
+	_ = sock.send(protocol.Welcome{
+		ProtocolVersion:      version,
+		HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),
+		MaxFrameBytes:        protocol.PluginMaxFrameBytes,
+		MaxSessionFrameBytes: protocol.MaxSessionFrameBytes,
+		MaxSessions:          protocol.MaxSessionsPerSocket,
+		MaxRequestBytes:      protocol.MaxRequestPayloadBytes,
+		ResumeGraceMs:        int(h.resumeGrace() / time.Millisecond),
+		HostVersion:          h.cfg.Version,
+	})
+	log.Info("plugin socket connected", "plugin", hello.PluginVersion)
+	h.conns.Add(1)
+	go func() {
+		defer h.conns.Done()
+		h.sessionHeartbeats(sock)
+	}()
+	err := sock.run(h.ctx, func(m protocol.Message) { h.handleFrame(sock, m) })
 	h.socketLost(sock)
 	log.Info("plugin socket disconnected", "reason", err)
 }
 
-// pluginHandshake reads the hello and answers a reject when it is unusable.
+// pluginHandshake reads the hello and answers a reject when it is unusable
+// (a plugin that offers only protocol 1 is told to run
+// `studio-bridge install-plugin`: protocol.ValidateHello).
 func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 	hello, ok := readHello[protocol.Hello](h, c)
 	if !ok {
@@ -236,11 +219,7 @@ func (h *Host) pluginEvent(sock *pluginSocket, s *pluginSession, ev protocol.Eve
 		var sc stateChange
 		if err := json.Unmarshal(ev.Payload, &sc); err != nil || (sc.State != nil && !sc.State.Valid()) ||
 			(sc.PlaceName != nil && len(*sc.PlaceName) > protocol.MaxPlaceNameBytes) {
-			sid := ""
-			if s.v2 {
-				sid = s.id()
-			}
-			sock.notice(sid, protocol.CodeInvalidPayload, fmt.Sprintf(
+			sock.notice(s.id(), protocol.CodeInvalidPayload, fmt.Sprintf(
 				"state event payload must be {state, placeName?, placeId?, gameId?} with a valid state and a placeName of at most %d bytes", protocol.MaxPlaceNameBytes), "state")
 			return
 		}

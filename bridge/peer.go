@@ -291,7 +291,7 @@ func (p *peer) handleFrame(typ websocket.MessageType, data []byte, handle func(p
 	switch m := m.(type) {
 	case protocol.Ping:
 		if m.SessionID != "" {
-			handle(m) // a plugin session's ping (v2): its owner answers
+			handle(m) // a plugin session's ping: its owner answers
 			return
 		}
 		_ = p.send(protocol.Pong{T: m.T})

@@ -6,23 +6,9 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// handleV1 serves one frame of a version 1 socket, whose frames all belong to
-// its one session.
-func (h *Host) handleV1(sock *pluginSocket, s *pluginSession, m protocol.Message) {
-	switch m := m.(type) {
-	case protocol.Response, protocol.Progress, protocol.Chunk:
-		h.requestFrame(sock, s, m)
-	case protocol.Event:
-		h.pluginEvent(sock, s, m)
-	case protocol.ErrorNotice:
-		s.log.Debug("plugin reported a protocol error", "code", m.Code, "message", m.Message, "ref", m.Ref)
-	default:
-		sock.notice("", protocol.CodeUnknownMessage, fmt.Sprintf("a plugin may not send %q after the handshake", m.Type()), m.Type())
-	}
-}
-
-// handleV2 serves one frame of a version 2 socket (PROTOCOL.md 12.6).
-func (h *Host) handleV2(sock *pluginSocket, m protocol.Message) {
+// handleFrame serves one frame of a plugin socket after its handshake
+// (PROTOCOL.md 12.6).
+func (h *Host) handleFrame(sock *pluginSocket, m protocol.Message) {
 	switch m := m.(type) {
 	case protocol.Attach:
 		h.attach(sock, m)
@@ -42,11 +28,11 @@ func (h *Host) handleV2(sock *pluginSocket, m protocol.Message) {
 			s.ack(m.ID)
 		}
 	case protocol.Response:
-		h.v2RequestFrame(sock, m.SessionID, m)
+		h.sessionRequestFrame(sock, m.SessionID, m)
 	case protocol.Progress:
-		h.v2RequestFrame(sock, m.SessionID, m)
+		h.sessionRequestFrame(sock, m.SessionID, m)
 	case protocol.Chunk:
-		h.v2RequestFrame(sock, m.SessionID, m)
+		h.sessionRequestFrame(sock, m.SessionID, m)
 	case protocol.Event:
 		if s := h.sessionOn(sock, m.SessionID, false); s != nil {
 			h.pluginEvent(sock, s, m)
@@ -76,7 +62,7 @@ func (h *Host) handleV2(sock *pluginSocket, m protocol.Message) {
 	}
 }
 
-// sessionOn finds the session a v2 frame names: attached to sock, or, when
+// sessionOn finds the session a frame names: attached to sock, or, when
 // answers is set (acks and the frames answering a request), held by sock
 // earlier, so an answer written just before a move or a session heartbeat
 // timeout is not lost. A frame from the session's current socket marks it
@@ -97,7 +83,9 @@ func (h *Host) sessionOn(sock *pluginSocket, id string, answers bool) *pluginSes
 	return nil
 }
 
-func (h *Host) v2RequestFrame(sock *pluginSocket, sid string, m protocol.Message) {
+// sessionRequestFrame routes a frame answering a request to the session it
+// names, or tells the plugin that session is not on this socket.
+func (h *Host) sessionRequestFrame(sock *pluginSocket, sid string, m protocol.Message) {
 	if s := h.sessionOn(sock, sid, true); s != nil {
 		h.requestFrame(sock, s, m)
 		return
@@ -108,10 +96,7 @@ func (h *Host) v2RequestFrame(sock *pluginSocket, sid string, m protocol.Message
 // requestFrame handles a plugin's response, progress or chunk for one of the
 // session's requests.
 func (h *Host) requestFrame(sock *pluginSocket, s *pluginSession, m protocol.Message) {
-	sid := ""
-	if s.v2 {
-		sid = s.id()
-	}
+	sid := s.id()
 	switch m := m.(type) {
 	case protocol.Response:
 		p := s.take(m.ID)
@@ -155,7 +140,7 @@ func (sock *pluginSocket) notice(sessionID string, code protocol.Code, msg, ref 
 
 func (sock *pluginSocket) unknownSession(id, typ string) {
 	if id == "" {
-		sock.notice("", protocol.CodeMalformedFrame, fmt.Sprintf("a %s frame needs \"sessionId\" in plugin protocol 2", typ), typ)
+		sock.notice("", protocol.CodeMalformedFrame, fmt.Sprintf("a %s frame needs \"sessionId\"", typ), typ)
 		return
 	}
 	sock.notice(id, protocol.CodeSessionNotFound, fmt.Sprintf("%s for a session this connection does not carry", typ), id)

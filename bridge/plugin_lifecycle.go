@@ -9,7 +9,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// resumeGrace is how long a v2 session whose socket dropped is held.
+// resumeGrace is how long a session whose socket dropped is held.
 func (h *Host) resumeGrace() time.Duration {
 	if h.cfg.ResumeGrace > 0 {
 		return h.cfg.ResumeGrace
@@ -17,8 +17,8 @@ func (h *Host) resumeGrace() time.Duration {
 	return protocol.ResumeGrace
 }
 
-// claimLocked applies the session id rules of PROTOCOL.md 12.5 to a hello
-// (v1) or an attach (v2). It returns the id to use and, when the newcomer
+// claimLocked applies the session id rules of PROTOCOL.md 12.5 to an
+// attach. It returns the id to use and, when the newcomer
 // proved it owns a session the host has (same window and context, matching
 // resume secret), that session. Without the secret a newcomer gets a fresh
 // id and the existing session is left alone: naming an id is not enough to
@@ -41,27 +41,9 @@ func (h *Host) claimLocked(prev, secret, instanceID string, context protocol.Con
 
 // tellReplacedLocked tells a socket, in-band, that another connection holding
 // the session's secret now carries session id: Studio's WebStreamClient shows
-// the plugin no close codes. A v1 connection is then closed with 4002.
+// the plugin no close codes.
 func (h *Host) tellReplacedLocked(sock *pluginSocket, id string) {
-	const reason = "taken over by a connection that holds the session's resume secret"
-	if sock.version == 1 {
-		_ = sock.send(protocol.Replaced{Reason: reason})
-		sock.closeAfter(protocol.CloseReplaced, "replaced by a newer connection of the same session")
-		return
-	}
-	_ = sock.send(protocol.Replaced{SessionID: id, Reason: reason})
-}
-
-// replaceLocked ends a session whose id a newcomer took over with the secret
-// but cannot resume (either side speaks v1): the old connection is told, its
-// requests fail, and the caller installs the new session under the same id
-// (whose "connected" event replaces the record, so no "disconnected" here).
-func (h *Host) replaceLocked(old *pluginSession) {
-	if old.sock != nil {
-		h.tellReplacedLocked(old.sock, old.id())
-	}
-	h.retireLocked(old)
-	old.failAll(false)
+	_ = sock.send(protocol.Replaced{SessionID: id, Reason: "taken over by a connection that holds the session's resume secret"})
 }
 
 // retireLocked marks s ended and unlinks it from every socket.
@@ -105,7 +87,7 @@ func attachLocked(s *pluginSession, sock *pluginSocket) {
 	s.seen()
 }
 
-// holdLocked keeps a v2 session whose socket is gone for the resume grace,
+// holdLocked keeps a session whose socket is gone for the resume grace,
 // with its unanswered requests; a re-attach with its secret resumes it.
 func (h *Host) holdLocked(s *pluginSession) {
 	s.graceGen++
@@ -136,10 +118,9 @@ func (h *Host) endHeldLocked() {
 	}
 }
 
-// socketLost handles the end of a plugin socket. v2 sessions it carried are
+// socketLost handles the end of a plugin socket. The sessions it carried are
 // held for the grace, unless the plugin said goodbye or the host itself is
-// going away; v1 sessions end at once (v1 plugins neither acknowledge nor
-// deduplicate requests, so they cannot be re-sent safely).
+// going away.
 func (h *Host) socketLost(sock *pluginSocket) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -149,8 +130,8 @@ func (h *Host) socketLost(sock *pluginSocket) {
 		if s.sock != sock {
 			continue
 		}
-		if !s.v2 || sock.goodbye || hostGoing {
-			h.endLocked(s, s.v2)
+		if sock.goodbye || hostGoing {
+			h.endLocked(s, true)
 			continue
 		}
 		delete(sock.sessions, s.id())
@@ -158,52 +139,6 @@ func (h *Host) socketLost(sock *pluginSocket) {
 		h.holdLocked(s)
 	}
 	clear(sock.held)
-}
-
-// registerV1 picks a v1 session's id, sends the welcome and makes the
-// session visible.
-func (h *Host) registerV1(sock *pluginSocket, hello protocol.Hello) (*pluginSession, *protocol.Error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	id, old := h.claimLocked(hello.PreviousSessionID, hello.ResumeSecret, hello.InstanceID, hello.Context)
-	if old == nil {
-		if perr := h.roomLocked(hello.InstanceID); perr != nil {
-			return nil, perr
-		}
-	}
-	secret := protocol.NewResumeSecret()
-	if old != nil {
-		secret = old.secret
-		h.replaceLocked(old)
-	}
-	info := protocol.SessionInfo{
-		SessionID:     id,
-		InstanceID:    hello.InstanceID,
-		Context:       hello.Context,
-		PlaceName:     hello.PlaceName,
-		PlaceID:       hello.PlaceID,
-		GameID:        hello.GameID,
-		State:         hello.State,
-		PluginVersion: hello.PluginVersion,
-		Capabilities:  append([]string{}, hello.Capabilities...), // never null on the wire
-		ConnectedAt:   time.Now().UTC(),
-	}
-	if info.State == "" {
-		info.State = protocol.StateEdit
-	}
-	s := newSession(h, false, info, secret)
-	attachLocked(s, sock)
-	h.plugins[id] = s
-	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is welcome
-	_ = sock.send(protocol.Welcome{
-		ProtocolVersion:     1,
-		SessionID:           id,
-		HeartbeatIntervalMs: int(h.cfg.Heartbeat / time.Millisecond),
-		MaxFrameBytes:       protocol.PluginMaxFrameBytes,
-		HostVersion:         h.cfg.Version,
-		ResumeSecret:        secret,
-	})
-	return s, nil
 }
 
 // roomLocked refuses one more session (not one taken over) past
@@ -227,7 +162,7 @@ func (h *Host) roomLocked(instanceID string) *protocol.Error {
 	return nil
 }
 
-// attach answers a v2 attach: a new session, a resumed one (held in its
+// attach answers an attach: a new session, a resumed one (held in its
 // grace) or one moved from another socket (a refresh or a takeover), or a
 // per-session reject. The socket stays open either way.
 func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
@@ -252,7 +187,7 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 			return
 		}
 	}
-	if old != nil && old.v2 {
+	if old != nil {
 		awaiting, resend, cancels := h.moveLocked(old, sock, a)
 		_ = sock.send(protocol.Attached{Ref: a.Ref, SessionID: id, ResumeSecret: old.secret, Resumed: true, Awaiting: awaiting})
 		old.log.Info("plugin session resumed", "awaiting", len(awaiting), "resending", len(resend))
@@ -265,19 +200,17 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 		}
 		return
 	}
-	if old != nil {
-		h.replaceLocked(old) // a v1 session taken over, with its secret, by a v2 plugin
-	}
 	info := protocol.SessionInfo{
 		SessionID:     id,
 		InstanceID:    a.InstanceID,
 		Context:       a.Context,
 		PluginVersion: sock.pluginVersion,
 		State:         protocol.StateEdit,
+		Capabilities:  []string{}, // never null on the wire
 		ConnectedAt:   time.Now().UTC(),
 	}
 	applyAttach(&info, a)
-	s := newSession(h, true, info, protocol.NewResumeSecret())
+	s := newSession(h, info, protocol.NewResumeSecret())
 	attachLocked(s, sock)
 	h.plugins[id] = s
 	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is attached
@@ -336,7 +269,7 @@ func sameInfo(a, b protocol.SessionInfo) bool {
 		a.GameID == b.GameID && a.PluginVersion == b.PluginVersion && slices.Equal(a.Capabilities, b.Capabilities)
 }
 
-// sessionHeartbeats pings every session a v2 socket carries and holds the
+// sessionHeartbeats pings every session a socket carries and holds the
 // ones that fall silent while the socket itself lives (a frozen server
 // DataModel behind a healthy edit DataModel): PROTOCOL.md 12.8.
 func (h *Host) sessionHeartbeats(sock *pluginSocket) {

@@ -15,17 +15,15 @@ import (
 )
 
 // pluginSession is one DataModel as the host sees it: its record, its resume
-// secret and its unanswered requests. In plugin protocol v1 it lives and dies
-// with its one socket; in v2 it is attached to a socket that may carry other
-// sessions too, and it outlives a dropped socket for the resume grace
+// secret and its unanswered requests. It is attached to its window's socket,
+// which may carry other sessions too, and it outlives a dropped socket for the resume grace
 // (PROTOCOL.md 12.7), moving to whichever socket re-attaches it with its
 // secret.
 type pluginSession struct {
 	h        *Host
-	v2       bool
 	log      *slog.Logger
 	nextID   atomic.Uint64
-	lastSeen atomic.Int64 // unix nanos of the session's latest frame (v2 liveness)
+	lastSeen atomic.Int64 // unix nanos of the session's latest frame (its liveness)
 
 	// Guarded by h.mu.
 	info     protocol.SessionInfo
@@ -51,7 +49,7 @@ type pendingCall struct {
 	seq      uint64
 	payload  json.RawMessage
 	sent     bool // written to some socket: the plugin may have it
-	acked    bool // the plugin acknowledged it (v2)
+	acked    bool // the plugin acknowledged it
 }
 
 type callResult struct {
@@ -59,10 +57,9 @@ type callResult struct {
 	err     error
 }
 
-func newSession(h *Host, v2 bool, info protocol.SessionInfo, secret string) *pluginSession {
+func newSession(h *Host, info protocol.SessionInfo, secret string) *pluginSession {
 	s := &pluginSession{
 		h:       h,
-		v2:      v2,
 		info:    info,
 		secret:  secret,
 		pending: map[string]*pendingCall{},
@@ -75,10 +72,6 @@ func newSession(h *Host, v2 bool, info protocol.SessionInfo, secret string) *plu
 func (s *pluginSession) id() string { return s.info.SessionID } // immutable once created
 
 func (s *pluginSession) seen() { s.lastSeen.Store(time.Now().UnixNano()) }
-
-// requestFrameOverhead bounds the envelope of a request frame around its
-// payload: type, ids, action name.
-const requestFrameOverhead = 1024
 
 // call runs action on this session: it is the one place where requests
 // reach plugins, for local callers and relayed clients alike.
@@ -98,12 +91,9 @@ func (s *pluginSession) call(ctx context.Context, action string, payload json.Ra
 	s.mu.Unlock()
 
 	if sock := s.socket(); sock != nil {
-		if err := s.transmit(sock, id, p); err != nil && !s.v2 {
-			s.take(id)
-			return nil, s.goneError(action)
-		}
-		// v2: a write that fails means the socket is dropping; the call
-		// stays pending and is re-sent when the session is re-attached.
+		// A write that fails means the socket is dropping; the call stays
+		// pending and is re-sent when the session is re-attached.
+		_ = s.transmit(sock, id, p)
 	}
 	var wasSent bool
 	return await(ctx, p, timeout,
@@ -122,17 +112,11 @@ func (s *pluginSession) call(ctx context.Context, action string, payload json.Ra
 }
 
 // checkSize refuses a payload the plugin cannot receive before anything is
-// sent: v1 plugins read one frame of at most 1 MiB; v2 plugins take chunked
-// requests up to MaxRequestPayloadBytes.
+// sent: a plugin takes chunked requests up to MaxRequestPayloadBytes.
 func (s *pluginSession) checkSize(action string, payload json.RawMessage) error {
-	switch {
-	case s.v2 && len(payload) > protocol.MaxRequestPayloadBytes:
+	if len(payload) > protocol.MaxRequestPayloadBytes {
 		return protocol.Errorf(protocol.CodePayloadTooLarge,
 			"%s payload is %d bytes; a Studio plugin accepts at most %d", action, len(payload), protocol.MaxRequestPayloadBytes)
-	case !s.v2 && len(payload)+requestFrameOverhead > protocol.PluginMaxFrameBytes:
-		return protocol.Errorf(protocol.CodePayloadTooLarge,
-			"%s payload is %d bytes, more than this plugin can receive in one frame (%d); update the Studio plugin with `studio-bridge install-plugin` (plugin protocol 2 takes up to %d bytes)",
-			action, len(payload), protocol.PluginMaxFrameBytes-requestFrameOverhead, protocol.MaxRequestPayloadBytes)
 	}
 	return nil
 }
@@ -144,7 +128,7 @@ func (s *pluginSession) socket() *pluginSocket {
 	return s.sock
 }
 
-// transmit writes one pending request to sock: a v2 payload over
+// transmit writes one pending request to sock: a payload over
 // MaxChunkBytes goes as chunks first, then the request (PROTOCOL.md 12.11).
 // Large requests wait for room in the socket's queue instead of overrunning
 // it.
@@ -159,11 +143,7 @@ func (s *pluginSession) transmit(sock *pluginSocket, id string, p *pendingCall) 
 	p.sent = true
 	s.mu.Unlock()
 
-	req := protocol.Request{ID: id, Action: p.action, Payload: p.payload}
-	if !s.v2 {
-		return sock.send(req)
-	}
-	req.SessionID = s.id()
+	req := protocol.Request{SessionID: s.id(), ID: id, Action: p.action, Payload: p.payload}
 	if len(p.payload) > protocol.MaxChunkBytes {
 		parts := protocol.Split(p.payload, protocol.MaxChunkBytes)
 		for i, part := range parts {
@@ -189,10 +169,8 @@ func (s *pluginSession) transmit(sock *pluginSocket, id string, p *pendingCall) 
 func (s *pluginSession) cancel(id string, wasSent bool) {
 	sock := s.socket()
 	switch {
-	case sock != nil && s.v2:
-		_ = sock.send(protocol.Cancel{SessionID: s.id(), ID: id})
 	case sock != nil:
-		_ = sock.send(protocol.Cancel{ID: id})
+		_ = sock.send(protocol.Cancel{SessionID: s.id(), ID: id})
 	case wasSent:
 		s.mu.Lock()
 		if len(s.cancels) < 256 {

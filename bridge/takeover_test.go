@@ -1,6 +1,6 @@
 package bridge
 
-// A hello that names a session id: it takes a live session over only with
+// An attach that names a session id: it takes a live session over only with
 // that session's resume secret and for the same instance and context, and
 // otherwise gets an id of its own.
 
@@ -8,22 +8,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-func TestDuplicateSessionHello(t *testing.T) {
+func TestDuplicateSessionAttach(t *testing.T) {
 	tb := newTestBed(t)
-	first, w1 := rawPlugin(t, tb.port, goodHello("X", protocol.ContextEdit))
+	first, w1 := rawPlugin(t, tb.port, goodAttach("X", protocol.ContextEdit))
 	sid := w1.SessionID
 
 	// Issue 12 item 4: naming a live session's id is not enough to take it
 	// over; the newcomer needs the session's resume secret.
 	t.Run("same instance and context without the secret gets a fresh id", func(t *testing.T) {
 		for _, secret := range []string{"", "not-the-secret"} {
-			h := goodHello("X", protocol.ContextEdit)
+			h := goodAttach("X", protocol.ContextEdit)
 			h.PreviousSessionID = sid
 			h.ResumeSecret = secret
 			impostor, w := rawPlugin(t, tb.port, h)
@@ -36,25 +35,25 @@ func TestDuplicateSessionHello(t *testing.T) {
 			first.assertOpen() // the live session is untouched
 			// The id still routes to the real plugin.
 			tb.assertRoutes(t, "call to the live session", sid, first, `"first"`)
-			_ = impostor.c.Close(websocket.StatusNormalClosure, "")
+			impostor.leave()
 			waitSessionState(t, tb.client, w.SessionID, false)
 		}
 	})
 
-	t.Run("same instance and context with the secret replaces", func(t *testing.T) {
-		h := goodHello("X", protocol.ContextEdit)
+	t.Run("same instance and context with the secret moves it", func(t *testing.T) {
+		h := goodAttach("X", protocol.ContextEdit)
 		h.PreviousSessionID = sid
 		h.ResumeSecret = w1.ResumeSecret
 		second, w2 := rawPlugin(t, tb.port, h)
-		if w2.SessionID != sid {
-			t.Fatalf("replacement got id %s, want %s", w2.SessionID, sid)
+		if w2.SessionID != sid || !w2.Resumed {
+			t.Fatalf("replacement got %+v, want session %s resumed", w2, sid)
 		}
-		// Told in-band before the close: Studio's WebStreamClient shows the
-		// plugin no close code.
-		if r := first.expect(protocol.TypeReplaced).(protocol.Replaced); r.Reason == "" {
-			t.Fatal("replaced frame without a reason")
+		// Told in-band: Studio's WebStreamClient shows the plugin no close
+		// code. The old socket stays open, carrying nothing.
+		if r := first.expect(protocol.TypeReplaced).(protocol.Replaced); r.Reason == "" || r.SessionID != sid {
+			t.Fatalf("replaced frame %+v, want one for %s with a reason", r, sid)
 		}
-		first.expectClose(protocol.CloseReplaced)
+		first.assertOpen()
 		second.assertOpen()
 		// The id now routes to the new connection.
 		tb.assertRoutes(t, "call after replacement", sid, second, `"second"`)
@@ -76,7 +75,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 			{"same instance, other context", "X", protocol.ContextServer},
 		} {
 			t.Run(tt.name+" gets a fresh id", func(t *testing.T) {
-				h := goodHello(tt.instance, tt.context)
+				h := goodAttach(tt.instance, tt.context)
 				h.PreviousSessionID = sid
 				other, w := rawPlugin(t, tb.port, h)
 				if w.SessionID == sid {
@@ -87,7 +86,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 				if _, ok := tb.host.hub.get(sid); !ok {
 					t.Fatal("the original session vanished")
 				}
-				_ = other.c.Close(websocket.StatusNormalClosure, "")
+				other.leave()
 				waitSessionState(t, tb.client, w.SessionID, false)
 				tb.assertServing(t)
 			})
@@ -96,7 +95,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 
 	t.Run("unknown previous id is kept", func(t *testing.T) {
 		prev := uuid.NewString()
-		h := goodHello("Z", protocol.ContextEdit)
+		h := goodAttach("Z", protocol.ContextEdit)
 		h.PreviousSessionID = prev
 		_, w := rawPlugin(t, tb.port, h)
 		if w.SessionID != prev {
@@ -106,7 +105,7 @@ func TestDuplicateSessionHello(t *testing.T) {
 	})
 
 	t.Run("malformed previous id is ignored", func(t *testing.T) {
-		h := goodHello("Z2", protocol.ContextEdit)
+		h := goodAttach("Z2", protocol.ContextEdit)
 		h.PreviousSessionID = "not-a-uuid"
 		_, w := rawPlugin(t, tb.port, h)
 		if w.SessionID == h.PreviousSessionID {

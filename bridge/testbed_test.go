@@ -81,7 +81,7 @@ func (tb *testBed) assertRoutes(t *testing.T, what, sid string, r *rawConn, answ
 	if req.Action != "state" {
 		t.Fatalf("%s: request %+v, want a state request", what, req)
 	}
-	r.send(protocol.Response{ID: req.ID, OK: true, Payload: json.RawMessage(answer)})
+	r.send(protocol.Response{SessionID: req.SessionID, ID: req.ID, OK: true, Payload: json.RawMessage(answer)})
 	if err := <-errc; err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -272,24 +272,66 @@ func (r *rawConn) assertOpen() {
 	}
 }
 
-func goodHello(instance string, ctx protocol.Context) protocol.Hello {
-	return protocol.Hello{
-		ProtocolVersions: []int{1}, PluginVersion: "1.0.0",
-		InstanceID: instance, Context: ctx, PlaceName: "Raw Place", State: protocol.StateEdit,
+// goodHello is the hello of Studio window instance.
+func goodHello(instance string) protocol.Hello {
+	return protocol.Hello{ProtocolVersions: []int{protocol.PluginProtocolVersion}, PluginVersion: "1.0.0", InstanceID: instance}
+}
+
+// goodAttach is the attach of the DataModel of context ctx in Studio window
+// instance.
+func goodAttach(instance string, ctx protocol.Context) protocol.Attach {
+	return protocol.Attach{
+		Ref: string(ctx), InstanceID: instance, Context: ctx, PlaceName: "Raw Place", State: protocol.StateEdit,
 		Capabilities: []string{"exec"},
 	}
 }
 
-// rawPlugin completes a plugin handshake by hand.
-func rawPlugin(t *testing.T, port int, hello protocol.Hello) (*rawConn, protocol.Welcome) {
+// rawWindow opens a raw plugin socket and says hello as Studio window
+// instance, up to the host's welcome; no session is attached yet.
+func rawWindow(t *testing.T, port int, instance string) *rawConn {
 	t.Helper()
 	r := openRaw(t, port, protocol.PathPlugin)
-	r.send(hello)
-	w := r.expect(protocol.TypeWelcome).(protocol.Welcome)
-	if uuid.Validate(w.SessionID) != nil || w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != 1 {
+	r.send(goodHello(instance))
+	if w := r.expect(protocol.TypeWelcome).(protocol.Welcome); w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != protocol.PluginProtocolVersion {
 		t.Fatalf("welcome: %+v", w)
 	}
-	return r, w
+	return r
+}
+
+// rawPlugin opens a raw plugin socket for a's window and attaches a: a
+// window of one session, driven by hand. When the test ends the window says
+// goodbye, so its session ends then rather than being held for the resume
+// grace.
+func rawPlugin(t *testing.T, port int, a protocol.Attach) (*rawConn, protocol.Attached) {
+	t.Helper()
+	r := rawWindow(t, port, a.InstanceID)
+	t.Cleanup(func() {
+		data, _ := protocol.Encode(protocol.Goodbye{Reason: "test done"})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = r.c.Write(ctx, websocket.MessageText, data) // fails if the test closed it already
+		_ = r.c.Close(websocket.StatusNormalClosure, "")
+	})
+	return r, r.attach(a)
+}
+
+// attach attaches a on r and returns the host's attached.
+func (r *rawConn) attach(a protocol.Attach) protocol.Attached {
+	r.t.Helper()
+	r.send(a)
+	at := r.expect(protocol.TypeAttached).(protocol.Attached)
+	if at.Ref != a.Ref || uuid.Validate(at.SessionID) != nil || at.ResumeSecret == "" {
+		r.t.Fatalf("attached %+v for ref %q", at, a.Ref)
+	}
+	return at
+}
+
+// leave says goodbye and closes r, so its sessions end at once rather than
+// being held for the resume grace.
+func (r *rawConn) leave() {
+	r.t.Helper()
+	r.send(protocol.Goodbye{Reason: "test done"})
+	_ = r.c.Close(websocket.StatusNormalClosure, "")
 }
 
 // rawClient completes a client handshake by hand.

@@ -12,22 +12,23 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
-// BenchmarkV2CallHost is BenchmarkCallHost over plugin protocol v2: host →
-// session on a shared window socket (ack, then response) → back.
-func BenchmarkV2CallHost(b *testing.B) {
+// BenchmarkCallHostSharedSocket is BenchmarkCallHost to the server session
+// of a window whose socket carries two (edit and server): host → session
+// (ack, then response) → back, with the host alone (no Bridge around it).
+func BenchmarkCallHostSharedSocket(b *testing.B) {
 	h := newV2Host(b, HostConfig{})
-	_, ids := startWindow(b, fakeplugin.WindowConfig{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
+	_, ids := startWindow(b, fakeplugin.Config{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: benchutil.StateHandler},
 		{Context: protocol.ContextServer, Handler: benchutil.StateHandler},
 	}})
 	benchHostCalls(b, h.Host, ids[protocol.ContextServer])
 }
 
-// BenchmarkV2Exec4MB times an exec of a 4 MiB script: 16 chunks host →
+// BenchmarkExec4MB times an exec of a 4 MiB script: 16 chunks host →
 // plugin, reassembled and parsed by the (Go) fake plugin.
-func BenchmarkV2Exec4MB(b *testing.B) {
+func BenchmarkExec4MB(b *testing.B) {
 	h := newV2Host(b, HostConfig{})
-	_, ids := startWindow(b, fakeplugin.WindowConfig{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
+	_, ids := startWindow(b, fakeplugin.Config{Port: h.port, InstanceID: "bench", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: len(payload)}
 		}},

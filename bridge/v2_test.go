@@ -57,7 +57,7 @@ func (h *v2Host) callT(t *testing.T, sid, action string, payload any) (json.RawM
 	return h.call(ctx, sid, action, raw, 30*time.Second, nil)
 }
 
-func startWindow(t testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window, map[protocol.Context]string) {
+func startWindow(t testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, map[protocol.Context]string) {
 	t.Helper()
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = []time.Duration{20 * time.Millisecond}
@@ -66,19 +66,6 @@ func startWindow(t testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window,
 		cfg.InstanceID = "win-" + strings.ReplaceAll(t.Name(), "/", "_")
 	}
 	return kit.Window(t, cfg)
-}
-
-// openV2Window opens a raw plugin socket on port and says hello as a
-// protocol-v2 window of instance, up to the host's welcome; no session is
-// attached yet.
-func openV2Window(t *testing.T, port int, instance string) *rawConn {
-	t.Helper()
-	r := openRaw(t, port, protocol.PathPlugin)
-	hello := goodHello(instance, protocol.ContextEdit)
-	hello.ProtocolVersions = []int{2}
-	r.send(hello)
-	r.expect(protocol.TypeWelcome)
-	return r
 }
 
 // eventually polls cond until it holds (or fails the test after 10 s).
@@ -111,7 +98,7 @@ func TestV2OneSocketCarriesAWindowsSessions(t *testing.T) {
 			return fakeplugin.Reply{Payload: map[string]string{"context": string(ctx)}}
 		}
 	}
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: handler(protocol.ContextEdit)},
 		{Context: protocol.ContextServer, State: protocol.StateServer, Handler: handler(protocol.ContextServer)},
 		{Context: protocol.ContextClient, State: protocol.StateClient, Handler: handler(protocol.ContextClient)},
@@ -141,20 +128,14 @@ func TestV2OneSocketCarriesAWindowsSessions(t *testing.T) {
 // takes the session over and the old socket is told in-band.
 func TestV2AttachNeedsTheResumeSecret(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "real", Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, InstanceID: "real", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: "real"}
 		}},
 	}})
 	sid := ids[protocol.ContextEdit]
 
-	imp := openRaw(t, h.port, protocol.PathPlugin)
-	hello := goodHello("real", protocol.ContextEdit)
-	hello.ProtocolVersions = []int{2, 1}
-	imp.send(hello)
-	if wel := imp.expect(protocol.TypeWelcome).(protocol.Welcome); wel.ProtocolVersion != 2 || wel.SessionID != "" {
-		t.Fatalf("v2 welcome: %+v", wel)
-	}
+	imp := rawWindow(t, h.port, "real")
 	for i, secret := range []string{"", "guessed"} {
 		ref := "imp" + string(rune('a'+i))
 		imp.send(protocol.Attach{Ref: ref, InstanceID: "real", Context: protocol.ContextEdit, PreviousSessionID: sid, ResumeSecret: secret})
@@ -184,7 +165,7 @@ func TestV2AttachNeedsTheResumeSecret(t *testing.T) {
 
 func TestV2PerSessionReject(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	r := openV2Window(t, h.port, "W")
+	r := rawWindow(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "bad", InstanceID: "other-window", Context: protocol.ContextServer})
 	if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "bad" {
 		t.Fatalf("reject %+v, want one for ref bad", rej)
@@ -204,7 +185,7 @@ func TestV2PerSessionReject(t *testing.T) {
 func TestV2SocketDropMidExecCompletesAfterReconnect(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
 	release := make(chan struct{})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
 			<-release
 			return fakeplugin.Reply{Payload: "ran"}
@@ -249,7 +230,7 @@ func TestV2SocketDropMidExecCompletesAfterReconnect(t *testing.T) {
 func TestV2UnackedRequestIsResentOnceAndDeduplicated(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
 	var lost atomic.Bool
-	w, ids := startWindow(t, fakeplugin.WindowConfig{
+	w, ids := startWindow(t, fakeplugin.Config{
 		Port:    h.port,
 		LoseAck: func(action string) bool { return action == "exec" && lost.CompareAndSwap(false, true) },
 		Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
@@ -280,7 +261,7 @@ func TestV2GraceExpiryAnswersUnknownOutcome(t *testing.T) {
 	if client.Role() != RoleClient {
 		t.Fatal("want a client")
 	}
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }},
 	}})
 	sid := ids[protocol.ContextEdit]
@@ -298,22 +279,10 @@ func TestV2GraceExpiryAnswersUnknownOutcome(t *testing.T) {
 	eventually(t, "the session to go", func() bool { return !hasSession(h.Host, sid) })
 }
 
-// A v1 plugin drop still fails in-flight calls at once: v1 plugins cannot
-// deduplicate a re-sent request.
-func TestV1DropStillFailsAtOnce(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Hour})
-	_, sid := kit.Plugin(t, fakeplugin.Config{Port: h.port, InstanceID: "v1", NoReconnect: true,
-		Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Drop: true} }})
-	_, err := h.callT(t, sid, "exec", nil)
-	if codeOf(err) != protocol.CodeSessionDisconnected {
-		t.Fatalf("v1 drop: %v, want SESSION_DISCONNECTED", err)
-	}
-}
-
 // Issue 13 item 6: a 4 MB script reaches a v2 plugin whole, as chunks.
 func TestV2FourMegabyteScriptArrivesWhole(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	_, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, Sessions: []fakeplugin.SessionConfig{
+	_, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
 				Script string `json:"script"`
@@ -346,14 +315,15 @@ func TestV2FourMegabyteScriptArrivesWhole(t *testing.T) {
 	}
 }
 
-// A v1 plugin cannot take a request over one frame: the caller is told at
-// once instead of the session being dropped.
-func TestV1LargeRequestRefusedUpFront(t *testing.T) {
+// A request over MaxRequestPayloadBytes, which no plugin accepts, is
+// refused up front: nothing is sent and the session stays.
+func TestV2OversizedRequestRefusedUpFront(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	p, sid := kit.Plugin(t, fakeplugin.Config{Port: h.port, InstanceID: "v1"})
-	_, err := h.callT(t, sid, "exec", map[string]string{"script": strings.Repeat("x", 2<<20)})
-	if codeOf(err) != protocol.CodePayloadTooLarge || !strings.Contains(err.Error(), "install-plugin") {
-		t.Fatalf("2 MB to a v1 plugin: %v", err)
+	p, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit}}})
+	sid := ids[protocol.ContextEdit]
+	_, err := h.callT(t, sid, "exec", map[string]string{"script": strings.Repeat("x", protocol.MaxRequestPayloadBytes)})
+	if codeOf(err) != protocol.CodePayloadTooLarge || !strings.Contains(err.Error(), strconv.Itoa(protocol.MaxRequestPayloadBytes)) {
+		t.Fatalf("a request over %d bytes: %v", protocol.MaxRequestPayloadBytes, err)
 	}
 	if len(p.Requests()) != 0 {
 		t.Fatal("the oversized request was sent")
@@ -367,7 +337,7 @@ func TestV1LargeRequestRefusedUpFront(t *testing.T) {
 // edit DataModel keeps the socket alive.
 func TestV2FrozenSessionIsDroppedWhileTheSocketLives(t *testing.T) {
 	h := newV2Host(t, HostConfig{Heartbeat: 40 * time.Millisecond, ResumeGrace: 100 * time.Millisecond})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit},
 		{Context: protocol.ContextServer, State: protocol.StateServer, Frozen: true},
 	}})
@@ -396,7 +366,7 @@ func TestV2FrozenSessionIsDroppedWhileTheSocketLives(t *testing.T) {
 func TestV2RefreshMovesSessionsWithoutLosingCalls(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
 	release := make(chan struct{})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			<-release
 			return fakeplugin.Reply{Payload: "done"}
@@ -444,7 +414,7 @@ func TestV2RefreshMovesSessionsWithoutLosingCalls(t *testing.T) {
 // waits, and is sent when the plugin re-attaches.
 func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, RetryDelays: []time.Duration{200 * time.Millisecond},
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, RetryDelays: []time.Duration{200 * time.Millisecond},
 		Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: "late but fine"}
 		}}}})
@@ -463,11 +433,11 @@ func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
 // carries; anything else draws a notice and the socket stays open.
 func TestV2SessionFramesNeedTheirSession(t *testing.T) {
 	h := newV2Host(t, HostConfig{})
-	r := openV2Window(t, h.port, "W")
+	r := rawWindow(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
 	mine := r.expect(protocol.TypeAttached).(protocol.Attached).SessionID
 
-	startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "other", Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit}}})
+	startWindow(t, fakeplugin.Config{Port: h.port, InstanceID: "other", Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit}}})
 	var theirs string
 	for _, s := range h.Sessions() {
 		if s.InstanceID == "other" {
@@ -507,7 +477,7 @@ func TestV2SessionFramesNeedTheirSession(t *testing.T) {
 // session whose socket had dropped: nothing is held once the host goes.
 func TestV2ShutdownEndsHeldSessions(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Hour})
-	w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
+	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }},
 	}})
 	errc := make(chan error, 1)
@@ -538,7 +508,7 @@ func TestV2ShutdownEndsHeldSessions(t *testing.T) {
 func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
 	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
 	type win struct {
-		w   *fakeplugin.Window
+		w   *fakeplugin.Plugin
 		ids map[protocol.Context]string
 	}
 	var runs atomic.Int64
@@ -548,7 +518,7 @@ func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
 	}
 	var wins []win
 	for i := range 3 {
-		w, ids := startWindow(t, fakeplugin.WindowConfig{Port: h.port, InstanceID: "load-" + string(rune('a'+i)), Sessions: []fakeplugin.SessionConfig{
+		w, ids := startWindow(t, fakeplugin.Config{Port: h.port, InstanceID: "load-" + string(rune('a'+i)), Sessions: []fakeplugin.SessionConfig{
 			{Context: protocol.ContextEdit, Handler: handler},
 			{Context: protocol.ContextServer, Handler: handler},
 		}})
@@ -610,4 +580,26 @@ func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
 		t.Fatalf("no socket was ever replaced (%d sockets): the test disrupted nothing", sockets)
 	}
 	t.Logf("%d calls over %d sockets for %d windows", calls.Load(), sockets, len(wins))
+}
+
+// An attach without capabilities lists an empty list, never null: clients
+// (the MCP output schema) read "capabilities" as an array.
+func TestAttachWithoutCapabilitiesListsEmpty(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	r := rawWindow(t, h.port, "W")
+	at := r.attach(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
+	for _, s := range h.Sessions() {
+		if s.SessionID != at.SessionID {
+			continue
+		}
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"capabilities":[]`) {
+			t.Fatalf("session without capabilities encodes as %s", data)
+		}
+		return
+	}
+	t.Fatalf("session %s not listed", at.SessionID)
 }

@@ -56,6 +56,12 @@ func init() {
 // the surfaces that are not registry commands. An unknown command is left
 // in *notFound (urfave/cli reports it without an error).
 func newApp(stdio IO, notFound *error) *cli.App {
+	return newAppWith(commands.All, stdio, notFound)
+}
+
+// newAppWith builds the command line over the registry defs (tests pass a
+// registry of their own).
+func newAppWith(defs []*commands.Definition, stdio IO, notFound *error) *cli.App {
 	app := &cli.App{
 		Name:                 "studio-bridge",
 		Usage:                "drive Roblox Studio from the terminal, CI and AI agents",
@@ -72,9 +78,7 @@ func newApp(stdio IO, notFound *error) *cli.App {
 				name, strings.Join(visibleCommands(c.App), ", "))}
 		},
 	}
-	for _, d := range commands.All {
-		app.Commands = append(app.Commands, cliCommand(d, stdio))
-	}
+	app.Commands = registryCommands(defs, stdio)
 	app.Commands = append(app.Commands, terminalCommand(stdio), mcpCommand(stdio), completionCommand(stdio, func() *cli.App { return newApp(stdio, new(error)) }))
 	return app
 }

@@ -39,6 +39,14 @@ func interspersed(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// A group's leaf (script read): its flags are the leaf's.
+	for len(cmd.Subcommands) > 0 && i+1 < len(args) {
+		sub := cmd.Command(args[i+1])
+		if sub == nil {
+			break
+		}
+		cmd, i = sub, i+1
+	}
 	var flags, positional []string
 	rest := args[i+1:]
 	for j := 0; j < len(rest); j++ {

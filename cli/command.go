@@ -16,12 +16,17 @@ import (
 
 func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd := &cli.Command{
-		Name:         d.Name,
-		Usage:        d.Summary,
-		Description:  d.CLIHelp(),
-		Hidden:       d.Hidden,
-		ArgsUsage:    strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Name), " "),
-		OnUsageError: usageError,
+		Name:        d.Name,
+		Usage:       d.Summary,
+		Hidden:      d.Hidden,
+		Description: d.CLIHelp(),
+		ArgsUsage:   strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			if !isSubcommand {
+				return usageError(c, err, isSubcommand)
+			}
+			return leafUsageError(err, d.Path(), d.Usage())
+		},
 		Action: func(c *cli.Context) error {
 			return runCommand(c, d, stdio)
 		},
@@ -93,62 +98,50 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		return commands.UsageError{Err: err}
 	}
 	ctx := c.Context
-	standalone := d.Standalone != nil && d.Standalone(args)
-	for _, f := range []string{"session", "context", "wait"} {
-		if standalone && d.NeedsSession && c.IsSet(f) {
-			return commands.UsageError{Err: fmt.Errorf("--%s does not apply: with these arguments %s runs without Studio, so there is no session to pick", f, d.Name)}
-		}
-	}
-	var b *bridge.Bridge
-	if !d.Local && !standalone {
-		if b, err = joinBridge(c, log); err != nil {
-			return err
-		}
-		defer leave(b, log)
-	}
-
 	asJSON := global(c, "json").Bool("json")
 	status, clearStatus := statusLine(stdio.Err)
 	defer clearStatus()
 	write, flush := lineWriter(stdio, asJSON, d.DataLines)
 	defer flush()
-	env := &commands.Env{Command: d, Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: d.Timeout, Aligned: IsTerminal(stdio.Out),
-		Status: status, Output: func(l commands.Line) { clearStatus(); write(l) }}
-	if b != nil { // a Local command gets no bridge, not a nil *Bridge in an interface
-		env.Bridge = b
-	}
-	if t := global(c, "timeout").Duration("timeout"); t > 0 {
-		env.Timeout = t
-	}
-	if d.NeedsSession && !standalone {
-		target := bridge.Target{SessionID: c.String("session"), DefaultContext: d.DefaultContext}
-		if target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
+	req := commands.Request{Command: d, Args: args, Wait: c.Duration("wait"),
+		Env: commands.Env{Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout"), Aligned: IsTerminal(stdio.Out),
+			Status: func(s string) {
+				if s == "" {
+					clearStatus()
+				} else {
+					status(s)
+				}
+			},
+			Output: func(l commands.Line) { clearStatus(); write(l) }}}
+	if d.NeedsSession {
+		req.Target.SessionID = c.String("session")
+		if req.Target.Context, err = protocol.ParseContext(c.String("context")); err != nil {
 			return commands.UsageError{Err: err}
 		}
-		if d.Retarget != nil {
-			if target, err = d.Retarget(args, target); err != nil {
-				return err
-			}
-		}
-		done := func() {}
-		if c.Duration("wait") > 0 {
-			status("waiting for a Studio session…")
-		} else {
-			done = env.StatusAfter("looking for Studio sessions…")
-		}
-		env.Session, err = bridge.ResolveWaiting(ctx, b, target, c.Duration("wait"))
-		done()
-		clearStatus()
-		if err != nil {
-			return commands.ExplainNoSessions(err, b.Addr(), c.Duration("wait"))
-		}
 	}
-	res, err := d.Run(ctx, env, args)
+	var b *bridge.Bridge
+	req.Connect = func() (bridge.Conn, error) {
+		var err error
+		if b, err = joinBridge(c, log); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	defer func() {
+		if b != nil {
+			leave(b, log)
+		}
+	}()
+	o := commands.Invoke(ctx, req)
 	clearStatus()
 	flush() // streamed output comes before the result and any error
-	if err != nil {
-		return err
+	if o.Kind != commands.Done {
+		if b != nil { // no session at all: say where it looked, and for how long
+			o.Err = commands.ExplainNoSessions(o.Err, b.Addr(), req.Wait)
+		}
+		return o.Err // cmd/studio-bridge renders it: its text, and the exit code of o.Kind
 	}
+	res := o.Result
 	if err := printResult(stdio.Out, res, asJSON); err != nil {
 		return err
 	}
@@ -192,7 +185,7 @@ func printResult(w io.Writer, res *commands.Result, asJSON bool) error {
 }
 
 // bindArgs fills the command's Args struct from flags and positionals, over
-// the defaults.
+// the defaults; Invoke validates it.
 func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	bind := d.NewBinder()
 	ptr := bind.Args
@@ -225,22 +218,17 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	}
 	for _, w := range pos {
 		if ok, err := bind.Word(w); !ok {
-			return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Name, w, d.Usage())
+			return nil, fmt.Errorf("%s: unexpected argument %q; usage: studio-bridge %s", d.Path(), w, d.Usage())
 		} else if err != nil {
 			return nil, err
 		}
 	}
 	for _, a := range bind.Open() {
 		if a.Required {
-			return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Name, a.Flag, d.Usage())
+			return nil, fmt.Errorf("%s needs <%s>; usage: studio-bridge %s", d.Path(), a.Flag, d.Usage())
 		}
 	}
-	if d.PrepareCLI != nil {
-		if err := d.PrepareCLI(ptr, c.App.Reader); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.Validate(ptr); err != nil {
+	if err := d.Prepare(ptr, c.App.Reader); err != nil {
 		return nil, err
 	}
 	return ptr, nil

@@ -132,8 +132,11 @@ func completeValue(ctx context.Context, app *cli.App, args []string, w io.Writer
 
 // commandName is the first word of args that names a command.
 func commandName(app *cli.App, args []string) string {
-	for _, a := range args {
-		if app.Command(a) != nil {
+	for i, a := range args {
+		if cmd := app.Command(a); cmd != nil {
+			if len(cmd.Subcommands) > 0 && i+1 < len(args) && cmd.Command(args[i+1]) != nil {
+				return a + " " + args[i+1] // a group's leaf
+			}
 			return a
 		}
 	}

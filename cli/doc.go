@@ -3,8 +3,11 @@
 // and flags, and wires the two surfaces that are not registry commands,
 // the terminal (package terminal) and the MCP server (package mcp).
 //
-// Run returns errors rather than exit codes: the main package reports them
-// and maps them to the exit codes the README documents. Dependencies flow
+// A registry command binds its flags and positionals into the command's
+// Args and hands them to commands.Invoke; a group's leaves become
+// subcommands of one parent command. Run returns errors rather than exit
+// codes: the main package reports them and maps the kind commands.Classify
+// gives them to the exit codes the README documents. Dependencies flow
 // one way: main → cli → {terminal, mcp, commands} → bridge → protocol;
 // nothing below cli knows about the command line.
 //

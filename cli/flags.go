@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -84,14 +85,33 @@ func global(c *cli.Context, name string) *cli.Context {
 	return c
 }
 
+// commandPath is the path of the running command: "exec", or a group's
+// leaf "script read".
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, x := range c.Lineage() {
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name && (len(names) == 0 || names[0] != x.Command.Name) {
+			names = append([]string{x.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
+}
+
 // usageError answers a bad flag or argument with the command's usage line.
 func usageError(c *cli.Context, err error, isSubcommand bool) error {
 	if !isSubcommand || c.Command == nil || c.Command.Name == "" {
 		return commands.UsageError{Err: fmt.Errorf("%w\nusage: studio-bridge [global flags] <command> [arguments]; run `studio-bridge --help` for more", err)}
 	}
-	usage := c.Command.Name
-	if d := commands.Lookup(c.Command.Name); d != nil {
+	path := commandPath(c)
+	usage := path
+	if d := commands.Lookup(path); d != nil {
 		usage = d.Usage()
 	}
-	return commands.UsageError{Err: fmt.Errorf("%w\nusage: studio-bridge %s [flags]; run `studio-bridge %s --help` for the flags", err, usage, c.Command.Name)}
+	return leafUsageError(err, path, usage)
+}
+
+// leafUsageError is a bad flag or argument of command path, with its usage
+// line.
+func leafUsageError(err error, path, usage string) error {
+	return commands.UsageError{Err: fmt.Errorf("%w\nusage: studio-bridge %s [flags]; run `studio-bridge %s --help` for the flags", err, usage, path)}
 }

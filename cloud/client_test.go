@@ -385,17 +385,25 @@ func TestBadRequestIsNotRetried(t *testing.T) {
 	}
 }
 
+// TestBoundsAndTimeouts: an oversized answer is refused by its size, and an
+// answer that never comes by the request timeout. The size cases get a
+// request timeout far beyond any machine's time to move a few MiB over
+// loopback, and every attempt meets the oversized body, so what they check
+// is the bound, not how fast the body is read (with a 100 ms timeout the
+// read itself timed out under -race on 2 vCPUs, and the retry succeeded).
 func TestBoundsAndTimeouts(t *testing.T) {
+	const tiny, ample = 100 * time.Millisecond, 5 * time.Minute
 	cases := []struct {
-		name  string
-		fault cloudtest.Fault
-		kind  cloud.Kind
-		says  string
+		name    string
+		fault   cloudtest.Fault
+		timeout time.Duration
+		kind    cloud.Kind
+		says    string
 	}{
-		{name: "task answer over 5 MiB", fault: cloudtest.Fault{Endpoint: "get", Body: []byte(`{"path":"` + strings.Repeat("x", 6<<20) + `"}`)}, kind: cloud.KindUnavailable, says: "larger than 5 MiB"},
-		{name: "log page over 2 MiB", fault: cloudtest.Fault{Endpoint: "logs", Body: []byte(`{"x":"` + strings.Repeat("x", 3<<20) + `"}`), Times: 10}, kind: 0},
-		{name: "poll never answered", fault: cloudtest.Fault{Endpoint: "get", Hang: true, Times: 10}, kind: cloud.KindUnavailable, says: "gave up after 3 attempts"},
-		{name: "create never answered", fault: cloudtest.Fault{Endpoint: "create", Hang: true}, kind: cloud.KindUnknownOutcome, says: "not sent again"},
+		{name: "task answer over 5 MiB", fault: cloudtest.Fault{Endpoint: "get", Body: []byte(`{"path":"` + strings.Repeat("x", 6<<20) + `"}`), Times: 10}, timeout: ample, kind: cloud.KindUnavailable, says: "larger than 5 MiB"},
+		{name: "log page over 2 MiB", fault: cloudtest.Fault{Endpoint: "logs", Body: []byte(`{"x":"` + strings.Repeat("x", 3<<20) + `"}`), Times: 10}, timeout: ample, kind: 0},
+		{name: "poll never answered", fault: cloudtest.Fault{Endpoint: "get", Hang: true, Times: 10}, timeout: tiny, kind: cloud.KindUnavailable, says: "gave up after 3 attempts"},
+		{name: "create never answered", fault: cloudtest.Fault{Endpoint: "create", Hang: true}, timeout: tiny, kind: cloud.KindUnknownOutcome, says: "not sent again"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -403,7 +411,7 @@ func TestBoundsAndTimeouts(t *testing.T) {
 			defer s.Close()
 			s.Inject(tc.fault)
 			c := fast(s)
-			c.RequestTimeout, c.Attempts = 100*time.Millisecond, 3
+			c.RequestTimeout, c.Attempts = tc.timeout, 3
 			out, err := c.Run(context.Background(), task("x"), nil)
 			if cloud.KindOf(err) != tc.kind {
 				t.Fatalf("got %v (kind %d), want kind %d", err, cloud.KindOf(err), tc.kind)

@@ -205,13 +205,14 @@ func setText(f reflect.Value, a Arg, text string) error {
 	return nil
 }
 
-// Validate checks enums and required arguments of a filled Args value.
+// Validate checks enums and required arguments of a filled Args value, then
+// the command's own Check.
 func (d *Definition) Validate(args any) error {
 	v := reflect.ValueOf(args).Elem()
 	for _, a := range Fields(d.Args) {
 		f := v.FieldByIndex(a.Index)
 		if a.Required && f.IsZero() {
-			return UsageError{fmt.Errorf("%s needs %s; usage: %s", d.Name, a.Name, d.Usage())}
+			return Usagef("%s needs %s%s", d.Path(), a.Name, UsageOf(d.Path()))
 		}
 		if len(a.Enum) == 0 {
 			continue
@@ -230,6 +231,9 @@ func (d *Definition) Validate(args any) error {
 				return UsageError{fmt.Errorf("%s: %s must be one of %s, got %q", d.Name, a.Name, strings.Join(a.Enum, ", "), val)}
 			}
 		}
+	}
+	if d.check != nil {
+		return d.check(args)
 	}
 	return nil
 }
@@ -262,7 +266,7 @@ func (d *Definition) Slots() []Arg {
 // Usage renders "name <required> [optional]" for help and dot-commands.
 func (d *Definition) Usage() string {
 	var b strings.Builder
-	b.WriteString(d.Name)
+	b.WriteString(d.Path())
 	for _, a := range d.Slots() {
 		name := a.Flag
 		if len(a.Enum) > 0 { // the words it takes: play <start|stop|status>

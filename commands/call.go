@@ -18,15 +18,15 @@ type CallArgs struct {
 // Call sends one raw protocol action to a session: a tool for plugin authors
 // and tests, not for everyday use. Progress payloads stream to stdout as JSON
 // lines as they arrive; the response payload follows.
-var Call = &Definition{
-	Name:         "call",
-	Summary:      "Send a raw protocol action to a Studio session and print the JSON it answers (for debugging).",
-	Args:         &CallArgs{},
-	NeedsSession: true,
-	Hidden:       true,
-	Timeout:      30 * time.Second,
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*CallArgs)
+var Call = Define(Spec[CallArgs, NoData]{
+	Definition: Definition{
+		Name:         "call",
+		Summary:      "Send a raw protocol action to a Studio session and print the JSON it answers (for debugging).",
+		NeedsSession: true,
+		Hidden:       true,
+		Timeout:      30 * time.Second,
+	},
+	Run: func(ctx context.Context, env *Env, args *CallArgs) (*Result, error) {
 		var payload json.RawMessage
 		if args.Payload != "" {
 			if !json.Valid([]byte(args.Payload)) {
@@ -45,7 +45,7 @@ var Call = &Definition{
 		}
 		return &Result{Data: out, Text: string(out) + "\n"}, nil
 	},
-}
+})
 
 // UsageError marks a bad invocation; the CLI exits 2 for it.
 type UsageError struct{ Err error }

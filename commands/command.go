@@ -13,8 +13,12 @@ import (
 
 // Definition is one command, whatever surface runs it.
 type Definition struct {
-	// Name is the CLI subcommand and, prefixed with "studio_", the MCP tool.
+	// Name is the CLI subcommand and, prefixed with "studio_", the MCP tool;
+	// for a group's leaf, the subcommand under the group (see Path).
 	Name string
+	// Group, when set, makes the command a leaf of a parent command
+	// (script read): see Group.
+	Group *Group
 	// Summary is one short line for help text.
 	Summary string
 	// Description is what agents read (the MCP tool description); it
@@ -23,24 +27,23 @@ type Definition struct {
 	// Help is what `--help` says beyond Summary and the flags: how the
 	// arguments are read (see CLIHelp, which adds the default timeout).
 	Help string
-	// Args is a pointer to the zero value of the command's argument struct.
+	// Args is a pointer to the zero value of the command's argument struct
+	// (set by Define).
 	Args any
 	// Output is a zero value of the command's Result.Data type; the MCP
-	// output schema is derived from it.
+	// output schema is derived from it (set by Define).
 	Output any
 	// NeedsSession: the adapter resolves a session (adding --session and
 	// --context) before Run.
 	NeedsSession bool
 	// DefaultContext is used in Play mode when the user names no context.
 	DefaultContext protocol.Context
-	// Retarget, when set, adjusts the session target before the adapter
-	// resolves it (exec --play resolves the window's edit session, to start
-	// a test there, and keeps the context asked for in its arguments).
-	Retarget func(args any, t bridge.Target) (bridge.Target, error)
 	// Mutates marks commands that change Studio state.
 	Mutates bool
 	// MCP exposes the command as an MCP tool.
 	MCP bool
+	// Title is the MCP tool's human-readable title.
+	Title string
 	// LargeOutput marks results that can be large (an exec's output, logs,
 	// a query's tree, a test run's failures): MCP caps them (maxOutputBytes)
 	// so one answer cannot flood an agent's context; a result that is a
@@ -48,30 +51,33 @@ type Definition struct {
 	LargeOutput bool
 	// Timeout is the command's default action timeout.
 	Timeout time.Duration
+	// MaxTimeout, when set, lets a call choose its own timeout up to this
+	// bound (MCP's timeout argument, in seconds); the CLI's --timeout is
+	// global and unbounded.
+	MaxTimeout time.Duration
 	// Noun names the command's action in timeout messages ("State query
 	// timed out after 5 seconds.").
 	Noun string
-	// PrepareCLI, when set, completes CLI-only argument handling (reading a
-	// script file or stdin, choosing a default output file) before Run.
-	PrepareCLI func(args any, stdin io.Reader) error
 	// LongRunning commands (serve) keep the process on the bridge until
 	// their context ends.
 	LongRunning bool
 	// Local commands run without joining the bridge network (version,
 	// install-plugin).
 	Local bool
-	// Standalone, when set and true for the given arguments, runs the
-	// command without the bridge network or a session (exec --cloud).
-	Standalone func(args any) bool
 	// Hidden keeps the command out of help listings.
 	Hidden bool
 	// DataLines marks commands whose streamed lines are their output
 	// (followed logs): the CLI prints every level on stdout. Other streamed
 	// lines (an exec's prints) put warnings and errors on stderr.
 	DataLines bool
-	// Run executes the command. args is a pointer of the Args type, filled
-	// in by the adapter.
-	Run func(ctx context.Context, env *Env, args any) (*Result, error)
+
+	// The typed functions of the command's Spec, wrapped by Define; Invoke
+	// is the only caller of run and retarget.
+	run        func(ctx context.Context, env *Env, args any) (*Result, error)
+	retarget   func(args any, t bridge.Target) (bridge.Target, error)
+	prepare    func(args any, stdin io.Reader) error
+	standalone func(args any) bool
+	check      func(args any) error
 }
 
 // Env is what a command runs against.
@@ -214,12 +220,5 @@ var All = []*Definition{
 	Call,
 }
 
-// Lookup finds a command by name.
-func Lookup(name string) *Definition {
-	for _, d := range All {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
-}
+// Lookup finds a command of All by its path ("exec", "script read").
+func Lookup(path string) *Definition { return LookupIn(All, path) }

@@ -50,7 +50,7 @@ func run(t *testing.T, env *Env, d *Definition, args any) (*Result, error) {
 	if args == nil {
 		args = d.NewArgs()
 	}
-	return d.Run(context.Background(), env, args)
+	return d.run(context.Background(), env, args)
 }
 
 func TestActionCommands(t *testing.T) {
@@ -115,7 +115,7 @@ func TestTimeoutMessage(t *testing.T) {
 	env, _, _ := setup(t)
 	env.Command = Exec
 	env.Timeout = 100 * time.Millisecond
-	_, err := Exec.Run(context.Background(), env, &ExecArgs{Script: "wait()"})
+	_, err := Exec.run(context.Background(), env, &ExecArgs{Script: "wait()"})
 	if protocol.CodeOf(err) != protocol.CodeTimeout || err.Error() != "Script execution timed out after 100ms." {
 		t.Fatalf("got %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -41,29 +42,32 @@ type ExecData struct {
 }
 
 // Exec runs Luau in a session.
-var Exec = &Definition{
-	Name:    "exec",
-	Summary: "Run Luau in Studio: inline code, a file, or standard input.",
-	Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
-		"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
-		"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
-		"--play and --run start a test for it and stop it afterwards. Output streams as it is printed, return values follow on stdout; a script error exits 1.",
-	Description:  "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
-	Args:         &ExecArgs{},
-	NeedsSession: true,
+var Exec = Define(Spec[ExecArgs, ExecData]{
+	Definition: Definition{
+		Name:           "exec",
+		Title:          "Run Luau in Studio",
+		Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
+		Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
+			"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
+			"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
+			"--play and --run start a test for it and stop it afterwards. Output streams as it is printed, return values follow on stdout; a script error exits 1.",
+		Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextServer,
+		Mutates:        true,
+		LargeOutput:    true,
+		MCP:            true,
+		Timeout:        120 * time.Second,
+		MaxTimeout:     time.Hour,
+		Noun:           "Script execution",
+	},
 	// With --cloud (or a --cloud flag, to refuse it at once) exec needs
 	// no Studio: it runs in Open Cloud (exec_cloud.go).
-	Standalone:     func(a any) bool { return a.(*ExecArgs).Cloud || a.(*ExecArgs).cloudFlag() != "" },
-	DefaultContext: protocol.ContextServer,
-	Mutates:        true,
-	Retarget:       retargetTest,
-	Output:         ExecData{},
-	LargeOutput:    true,
-	MCP:            true,
-	Timeout:        120 * time.Second,
-	Noun:           "Script execution",
-	PrepareCLI: func(a any, stdin io.Reader) error {
-		args := a.(*ExecArgs)
+	Standalone: func(args *ExecArgs) bool { return args.Cloud || args.cloudFlag() != "" },
+	Retarget: func(args *ExecArgs, t bridge.Target) (bridge.Target, error) {
+		return retargetTest(args.playChoice(), t)
+	},
+	PrepareCLI: func(args *ExecArgs, stdin io.Reader) error {
 		src, err := LoadScript(args.Script, stdin)
 		if err != nil {
 			return UsageError{err}
@@ -71,8 +75,7 @@ var Exec = &Definition{
 		args.Script = src
 		return nil
 	},
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*ExecArgs)
+	Run: func(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 		if strings.TrimSpace(args.Script) == "" {
 			return nil, UsageError{errors.New("exec: the script is empty")}
 		}
@@ -97,7 +100,7 @@ var Exec = &Definition{
 		}
 		return execResult(data), nil
 	},
-}
+})
 
 // execPayload is what the plugin's exec action reads.
 type execPayload struct {

@@ -55,16 +55,10 @@ func (c playChoice) mode() string {
 	return "play"
 }
 
-// playable arguments can run in a playtest (--play, --run).
-type playable interface {
-	playChoice() playChoice
-}
-
 // retargetTest resolves the window's edit session for --play and --run (a
 // test starts there), keeping the context the caller asked for in the
 // arguments (playChoice.context). It is the Retarget of every playable command.
-func retargetTest(a any, t bridge.Target) (bridge.Target, error) {
-	c := a.(playable).playChoice()
+func retargetTest(c playChoice, t bridge.Target) (bridge.Target, error) {
 	cmd := c.cmd
 	if !c.play && !c.run {
 		return t, nil
@@ -93,9 +87,6 @@ func retargetTest(a any, t bridge.Target) (bridge.Target, error) {
 // with work's result. If the test cannot be ended, that is the error (a
 // TIMEOUT): the window is still in it, and the caller must know that first.
 func inTest(ctx context.Context, env *Env, c playChoice, work func(env *Env) (*Result, error)) (*Result, error) {
-	if c.play && c.run { // surfaces that skip Retarget (the terminal's dot-commands)
-		return nil, UsageError{fmt.Errorf("%s: --play and --run are exclusive", c.cmd)}
-	}
 	want := *c.context
 	if want == "" {
 		want = protocol.ContextServer

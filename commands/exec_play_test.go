@@ -39,7 +39,7 @@ func TestRetargetTest(t *testing.T) {
 		{"test --play --run", &TestArgs{Playtest: Playtest{Play: true, Run: true}}, "", "", "", "test: --play and --run are exclusive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := retargetTest(tc.args, bridge.Target{Context: tc.in})
+			got, err := retargetTest(tc.args.playChoice(), bridge.Target{Context: tc.in})
 			if tc.wantsErr != "" {
 				var ue UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantsErr) {
@@ -57,16 +57,17 @@ func TestRetargetTest(t *testing.T) {
 	}
 }
 
-// Surfaces that skip Retarget (the terminal) still cannot ask for both.
-func TestInTestRefusesPlayAndRun(t *testing.T) {
-	args := &TestArgs{Playtest: Playtest{Play: true, Run: true}}
-	_, err := inTest(context.Background(), &Env{}, args.playChoice(), func(*Env) (*Result, error) {
-		t.Fatal("the work ran")
-		return nil, nil
-	})
-	var ue UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "exclusive") {
-		t.Fatalf("%v", err)
+// playable arguments can run in a playtest (--play, --run).
+type playable interface{ playChoice() playChoice }
+
+// Every surface goes through Retarget, also one attached to a session (the
+// terminal): --play and --run together are refused before anything runs.
+func TestInvokeRefusesPlayAndRunWhenAttached(t *testing.T) {
+	attached := protocol.SessionInfo{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit}
+	o := Invoke(context.Background(), Request{Command: Test, Session: &attached,
+		Args: &TestArgs{Root: "ReplicatedStorage.Tests", Runner: "testez", Reporter: "text", Playtest: Playtest{Play: true, Run: true}}})
+	if o.Kind != Usage || !strings.Contains(o.Err.Error(), "exclusive") {
+		t.Fatalf("%v: %v", o.Kind, o.Err)
 	}
 }
 

@@ -64,17 +64,17 @@ type InstallData struct {
 }
 
 // InstallPlugin writes the embedded plugin into Studio's plugins folder.
-var InstallPlugin = &Definition{
-	Name:    "install-plugin",
-	Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder.",
-	Args:    &InstallArgs{},
-	Output:  InstallData{},
-	Local:   true,
-	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
+var InstallPlugin = Define(Spec[InstallArgs, InstallData]{
+	Definition: Definition{
+		Name:    "install-plugin",
+		Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder.",
+		Local:   true,
+	},
+	Run: func(_ context.Context, _ *Env, args *InstallArgs) (*Result, error) {
 		if len(PluginBuild.Data) == 0 {
 			return nil, errors.New("this studio-bridge binary was built without the plugin; build it with `task build`")
 		}
-		dir, err := pluginsDir(a.(*InstallArgs))
+		dir, err := pluginsDir(args)
 		if err != nil {
 			return nil, err
 		}
@@ -90,17 +90,17 @@ var InstallPlugin = &Definition{
 			"Restart Studio, or reload plugins (Plugins tab → Manage Plugins), to load it.\n", data.Version, path, data.Bytes)
 		return &Result{Data: data, Text: text}, nil
 	},
-}
+})
 
 // UninstallPlugin removes the plugin from Studio's plugins folder.
-var UninstallPlugin = &Definition{
-	Name:    "uninstall-plugin",
-	Summary: "Remove the studio-bridge Studio plugin from Studio's plugins folder.",
-	Args:    &InstallArgs{},
-	Output:  InstallData{},
-	Local:   true,
-	Run: func(_ context.Context, _ *Env, a any) (*Result, error) {
-		dir, err := pluginsDir(a.(*InstallArgs))
+var UninstallPlugin = Define(Spec[InstallArgs, InstallData]{
+	Definition: Definition{
+		Name:    "uninstall-plugin",
+		Summary: "Remove the studio-bridge Studio plugin from Studio's plugins folder.",
+		Local:   true,
+	},
+	Run: func(_ context.Context, _ *Env, args *InstallArgs) (*Result, error) {
+		dir, err := pluginsDir(args)
 		if err != nil {
 			return nil, err
 		}
@@ -115,4 +115,4 @@ var UninstallPlugin = &Definition{
 		return &Result{Data: InstallData{Path: path, Removed: true},
 			Text: fmt.Sprintf("Removed %s. Restart Studio, or reload plugins, to unload it.\n", path)}, nil
 	},
-}
+})

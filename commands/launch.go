@@ -24,13 +24,12 @@ type LaunchArgs struct {
 }
 
 // Launch starts Roblox Studio and waits for its plugin session.
-var Launch = &Definition{
-	Name:    "launch",
-	Summary: "Start Roblox Studio (optionally opening a place) and wait until its session connects.",
-	Args:    &LaunchArgs{},
-	Output:  SessionView{},
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*LaunchArgs)
+var Launch = Define(Spec[LaunchArgs, SessionView]{
+	Definition: Definition{
+		Name:    "launch",
+		Summary: "Start Roblox Studio (optionally opening a place) and wait until its session connects.",
+	},
+	Run: func(ctx context.Context, env *Env, args *LaunchArgs) (*Result, error) {
 		wait, err := time.ParseDuration(args.Wait)
 		if err != nil || wait <= 0 {
 			return nil, UsageError{fmt.Errorf("--wait %q: want a duration such as 90s or 2m", args.Wait)}
@@ -99,7 +98,7 @@ var Launch = &Definition{
 			}
 		}
 	},
-}
+})
 
 // placeFile checks that path is a place file Studio can open and returns
 // it absolute.

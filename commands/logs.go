@@ -42,21 +42,21 @@ type LogsData struct {
 const internalPrefix = "[StudioBridge]"
 
 // Logs reads a session's output log.
-var Logs = &Definition{
-	Name:           "logs",
-	Summary:        "Print a session's recent Output lines, or follow them live.",
-	Description:    "Retrieve buffered output log lines from a Roblox Studio session. Returns recent log entries with timestamps and severity levels. Use this to check for errors, warnings, or print output.",
-	Args:           &LogsArgs{},
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
-	Output:         LogsData{},
-	MCP:            true,
-	LargeOutput:    true,
-	Timeout:        10 * time.Second,
-	Noun:           "Log query",
-	DataLines:      true,
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*LogsArgs)
+var Logs = Define(Spec[LogsArgs, LogsData]{
+	Definition: Definition{
+		Name:           "logs",
+		Title:          "Read Studio Output",
+		Summary:        "Print a session's recent Output lines, or follow them live.",
+		Description:    "Retrieve buffered output log lines from a Roblox Studio session. Returns recent log entries with timestamps and severity levels. Use this to check for errors, warnings, or print output.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextEdit,
+		MCP:            true,
+		LargeOutput:    true,
+		Timeout:        10 * time.Second,
+		Noun:           "Log query",
+		DataLines:      true,
+	},
+	Run: func(ctx context.Context, env *Env, args *LogsArgs) (*Result, error) {
 		if args.Count < 0 {
 			return nil, UsageError{fmt.Errorf("logs: count must not be negative")}
 		}
@@ -83,7 +83,7 @@ var Logs = &Definition{
 		}
 		return res, nil
 	},
-}
+})
 
 // RenderLine is one log line for people: the body, prefixed with its level
 // unless it is plain print output.

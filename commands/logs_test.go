@@ -57,7 +57,7 @@ func (b *logBuffer) handler(action string, payload json.RawMessage) fakeplugin.R
 func sendLine(t *testing.T, p *fakeplugin.Plugin, l Line) {
 	t.Helper()
 	raw, _ := json.Marshal(l)
-	if err := p.Send(protocol.Event{Event: "log", Seq: l.Seq, Payload: raw}); err != nil {
+	if err := p.Send(protocol.Event{SessionID: p.SessionID(), Event: "log", Seq: l.Seq, Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -88,7 +88,7 @@ func startFollow(t *testing.T, b bridge.Conn, args *LogsArgs) *follower {
 			f.mu.Unlock()
 		}}
 	go func() {
-		_, err := Logs.Run(ctx, env, args)
+		_, err := Logs.run(ctx, env, args)
 		f.done <- err
 	}()
 	t.Cleanup(func() { f.end(t) })

@@ -38,24 +38,24 @@ type PlaySession struct {
 const PlayTimeout = 60 * time.Second
 
 // Play starts, stops and reports a playtest in one Studio window.
-var Play = &Definition{
-	Name:    "play",
-	Summary: "Start or stop a playtest (Play or Run), or show the window's mode.",
-	Description: "Control playtesting in a Roblox Studio window. 'start' begins a test (mode 'play': server and client DataModels; 'run': a server only) and returns once their sessions are connected; 'stop' ends it and returns once they are gone; " +
-		"'status' reports the window's mode (Edit, Play, Run or Paused). While a test runs, studio_exec with context 'server' or 'client' runs code in it.",
-	Help: "play start begins a playtest (--mode play: a server and a client DataModel, as Studio's Play; --mode run: a server only, as Run/F8) and returns once the test's sessions are connected; " +
-		"play stop ends it and returns once they are gone; play status prints the window's mode (Edit, Play, Run or Paused) and its sessions. " +
-		"While a test runs, exec --context server|client runs code in it.",
-	Args:           &PlayArgs{},
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
-	Mutates:        true,
-	Output:         PlayData{},
-	MCP:            true,
-	Timeout:        PlayTimeout,
-	Noun:           "Play control",
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*PlayArgs)
+var Play = Define(Spec[PlayArgs, PlayData]{
+	Definition: Definition{
+		Name:    "play",
+		Title:   "Start, stop or check a playtest",
+		Summary: "Start or stop a playtest (Play or Run), or show the window's mode.",
+		Description: "Control playtesting in a Roblox Studio window. 'start' begins a test (mode 'play': server and client DataModels; 'run': a server only) and returns once their sessions are connected; 'stop' ends it and returns once they are gone; " +
+			"'status' reports the window's mode (Edit, Play, Run or Paused). While a test runs, studio_exec with context 'server' or 'client' runs code in it.",
+		Help: "play start begins a playtest (--mode play: a server and a client DataModel, as Studio's Play; --mode run: a server only, as Run/F8) and returns once the test's sessions are connected; " +
+			"play stop ends it and returns once they are gone; play status prints the window's mode (Edit, Play, Run or Paused) and its sessions. " +
+			"While a test runs, exec --context server|client runs code in it.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextEdit,
+		Mutates:        true,
+		MCP:            true,
+		Timeout:        PlayTimeout,
+		Noun:           "Play control",
+	},
+	Run: func(ctx context.Context, env *Env, args *PlayArgs) (*Result, error) {
 		switch args.Action {
 		case "start":
 			return playStart(ctx, env, args.Mode)
@@ -69,7 +69,7 @@ var Play = &Definition{
 			return playResult(in), nil
 		}
 	},
-}
+})
 
 // window returns the current sessions of one Studio window.
 func window(ctx context.Context, conn bridge.Conn, instanceID string) (bridge.Instance, error) {
@@ -194,7 +194,7 @@ func StartTest(ctx context.Context, env *Env, instanceID, mode string, timeout t
 		return in, notStarted(err)
 	}
 	if st := windowState(in); st != protocol.StateEdit {
-		return in, notStarted(&protocol.Error{Code: protocol.CodeBusy, Message: fmt.Sprintf("Studio is already in %s mode; run `studio-bridge play stop` first.", st)})
+		return in, notStarted(&Worded{Code: protocol.CodeBusy, Format: "Studio is already in %s mode; %s first.", Args: []any{st, StepTo{Path: "play", Words: []string{"stop"}}}})
 	}
 	edit, ok := in.Get(protocol.ContextEdit)
 	if !ok {

@@ -13,7 +13,7 @@ import (
 
 // QueryArgs are the query command's arguments.
 type QueryArgs struct {
-	Path              string   `json:"path" pos:"true" required:"mcp" usage:"instance path, e.g. Workspace.SpawnLocation ('game.' optional)" desc:"Dot-separated instance path, e.g. 'Workspace.SpawnLocation'. The 'game.' prefix is optional."`
+	Path              string   `json:"path" pos:"true" usage:"instance path, e.g. Workspace.SpawnLocation ('game.' optional)" desc:"Dot-separated instance path, e.g. 'Workspace.SpawnLocation'. The 'game.' prefix is optional."`
 	Depth             int      `json:"depth" short:"d" default:"0" usage:"levels of children to include" desc:"Max child traversal depth. 0 = instance only, 1 = include children, etc. Default: 0."`
 	Properties        []string `json:"properties" short:"p" usage:"properties to include (default: a sensible set)" desc:"Specific property names to include. Default: Name, ClassName, Parent."`
 	IncludeAttributes bool     `json:"includeAttributes" flag:"attributes" usage:"include the instance's attributes" desc:"Include all attributes on the instance. Default: false."`
@@ -62,26 +62,29 @@ type QueryService struct {
 const MaxQueryDepth = 10
 
 // Query inspects the DataModel.
-var Query = &Definition{
-	Name:           "query",
-	Summary:        "Inspect an instance of the DataModel: properties, attributes, children.",
-	Description:    `Query the Roblox DataModel to inspect instances, properties, attributes, and children. Use dot-separated paths like "Workspace.SpawnLocation" to navigate the instance tree. Returns structured JSON with class names, properties, and child counts.`,
-	Args:           &QueryArgs{},
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
-	Output:         QueryData{},
-	MCP:            true,
-	LargeOutput:    true,
-	Timeout:        10 * time.Second,
-	Noun:           "DataModel query",
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*QueryArgs)
+var Query = Define(Spec[QueryArgs, QueryData]{
+	Definition: Definition{
+		Name:           "query",
+		Title:          "Inspect the DataModel",
+		Summary:        "Inspect an instance of the DataModel: properties, attributes, children.",
+		Description:    `Query the Roblox DataModel to inspect instances, properties, attributes, and children. Use dot-separated paths like "Workspace.SpawnLocation" to navigate the instance tree. Returns structured JSON with class names, properties, and child counts.`,
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextEdit,
+		MCP:            true,
+		LargeOutput:    true,
+		Timeout:        10 * time.Second,
+		Noun:           "DataModel query",
+	},
+	Check: func(args *QueryArgs) error {
 		if args.Path == "" && !args.ListServices {
-			return nil, UsageError{fmt.Errorf("query needs a path (e.g. Workspace.SpawnLocation), or --services")}
+			return Usagef("query needs a path (e.g. Workspace.SpawnLocation), or %s", ArgName("listServices"))
 		}
 		if args.Depth < 0 || args.Depth > MaxQueryDepth {
-			return nil, UsageError{fmt.Errorf("query: depth must be 0–%d, got %d", MaxQueryDepth, args.Depth)}
+			return UsageError{fmt.Errorf("query: depth must be 0–%d, got %d", MaxQueryDepth, args.Depth)}
 		}
+		return nil
+	},
+	Run: func(ctx context.Context, env *Env, args *QueryArgs) (*Result, error) {
 		var raw json.RawMessage
 		if err := action(ctx, env, "query", args, &raw, nil); err != nil {
 			return nil, err
@@ -93,7 +96,7 @@ var Query = &Definition{
 		}
 		return &Result{Data: data, Text: renderQuery(tree, len(args.Properties) > 0), Note: duplicatesNote(data.Duplicates)}, nil
 	},
-}
+})
 
 // duplicatesNote says which segments of the path were ambiguous and that
 // the first sibling of each was taken, or "".

@@ -15,7 +15,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("bad or duplicate command name %q", d.Name)
 		}
 		seen[d.Name] = true
-		if d.Summary == "" || d.Run == nil {
+		if d.Summary == "" || d.run == nil {
 			t.Errorf("%s: needs a summary and a Run", d.Name)
 		}
 		Fields(d.Args) // panics on an undescribable Args struct

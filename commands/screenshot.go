@@ -42,29 +42,28 @@ type screenshotPayload struct {
 }
 
 // Screenshot captures the Studio viewport.
-var Screenshot = &Definition{
-	Name:         "screenshot",
-	Summary:      "Save a PNG of the Studio viewport.",
-	Description:  "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
-	Args:         &ScreenshotArgs{},
-	NeedsSession: true,
-	// the DataModel that renders: in Play the client (the edit DataModel
-	// does not render the running game), in Run mode the server
-	// (bridge.Resolve), in Edit the edit one
-	DefaultContext: protocol.ContextClient,
-	Output:         ScreenshotData{},
-	MCP:            true,
-	Timeout:        15 * time.Second,
-	Noun:           "Screenshot capture",
-	PrepareCLI: func(a any, _ io.Reader) error {
-		args := a.(*ScreenshotArgs)
+var Screenshot = Define(Spec[ScreenshotArgs, ScreenshotData]{
+	Definition: Definition{
+		Name:         "screenshot",
+		Title:        "Capture a Studio screenshot",
+		Summary:      "Save a PNG of the Studio viewport.",
+		Description:  "Capture a screenshot of the Roblox Studio 3D viewport. Returns the image as base64-encoded PNG data. Use this to see what the user sees in Studio.",
+		NeedsSession: true,
+		// the DataModel that renders: in Play the client (the edit DataModel
+		// does not render the running game), in Run mode the server
+		// (bridge.Resolve), in Edit the edit one
+		DefaultContext: protocol.ContextClient,
+		MCP:            true,
+		Timeout:        15 * time.Second,
+		Noun:           "Screenshot capture",
+	},
+	PrepareCLI: func(args *ScreenshotArgs, _ io.Reader) error {
 		if args.Output == "" && !args.Base64 {
 			args.Output = "screenshot-" + time.Now().Format("20060102-150405") + ".png"
 		}
 		return nil
 	},
-	Run: func(ctx context.Context, env *Env, a any) (*Result, error) {
-		args := a.(*ScreenshotArgs)
+	Run: func(ctx context.Context, env *Env, args *ScreenshotArgs) (*Result, error) {
 		var shot screenshotPayload
 		env.status("capturing the Studio viewport…")
 		if err := action(ctx, env, "screenshot", struct{}{}, &shot, nil); err != nil {
@@ -90,7 +89,7 @@ var Screenshot = &Definition{
 		res.Data = data
 		return res, nil
 	},
-}
+})
 
 // PNG encodes raw straight-alpha RGBA pixels.
 func PNG(w, h int, format string, pixels []byte) ([]byte, error) {

@@ -10,11 +10,13 @@ import (
 // Serve keeps this process on the bridge network until interrupted: as the
 // host, or as a standby client that takes over when the host dies. Role
 // changes after the banner are logged at info level.
-var Serve = &Definition{
-	Name:        "serve",
-	Summary:     "Run the bridge host and keep it alive (or stand by to take over if a host already runs).",
-	LongRunning: true,
-	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+var Serve = Define(Spec[NoArgs, NoData]{
+	Definition: Definition{
+		Name:        "serve",
+		Summary:     "Run the bridge host and keep it alive (or stand by to take over if a host already runs).",
+		LongRunning: true,
+	},
+	Run: func(ctx context.Context, env *Env, _ *NoArgs) (*Result, error) {
 		if env.Bridge.Role() == bridge.RoleHost {
 			fmt.Fprintln(env.Stderr, "studio-bridge host is serving; Studio plugins can connect. Press Ctrl-C to stop.")
 		} else {
@@ -23,4 +25,4 @@ var Serve = &Definition{
 		<-ctx.Done()
 		return &Result{}, nil
 	},
-}
+})

@@ -27,13 +27,15 @@ type SessionsData struct {
 const NoSessionsHint = "No active sessions. Is Studio running with the studio-bridge plugin installed?"
 
 // Sessions lists connected Studio sessions.
-var Sessions = &Definition{
-	Name:        "sessions",
-	Summary:     "List the Studio sessions connected to the bridge, grouped by Studio window.",
-	Description: "List all running Roblox Studio sessions connected to studio-bridge. Returns session IDs, place names, Studio state, and connection metadata. Call this first to discover available sessions.",
-	Output:      SessionsData{},
-	MCP:         true,
-	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+var Sessions = Define(Spec[NoArgs, SessionsData]{
+	Definition: Definition{
+		Name:        "sessions",
+		Title:       "List Studio sessions",
+		Summary:     "List the Studio sessions connected to the bridge, grouped by Studio window.",
+		Description: "List all running Roblox Studio sessions connected to studio-bridge. Returns session IDs, place names, Studio state, and connection metadata. Call this first to discover available sessions.",
+		MCP:         true,
+	},
+	Run: func(ctx context.Context, env *Env, _ *NoArgs) (*Result, error) {
 		done := env.StatusAfter("looking for Studio sessions…")
 		list, err := env.Bridge.Sessions(ctx)
 		done()
@@ -51,7 +53,7 @@ var Sessions = &Definition{
 		}
 		return res, nil
 	},
-}
+})
 
 // RenderSessions is the people's table of sessions, one block per instance:
 // columns aligned for a terminal, else separated by tabs for cut and awk.

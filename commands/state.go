@@ -17,17 +17,19 @@ type StateData struct {
 }
 
 // State reports a session's run mode and place.
-var State = &Definition{
-	Name:           "state",
-	Summary:        "Show a session's run mode, place and game.",
-	Description:    "Get the current state of a Roblox Studio session: run mode (Edit, Play, Paused, Run, Server, Client), place name, place ID, and game ID.",
-	NeedsSession:   true,
-	DefaultContext: protocol.ContextEdit,
-	Output:         StateData{},
-	MCP:            true,
-	Timeout:        5 * time.Second,
-	Noun:           "State query",
-	Run: func(ctx context.Context, env *Env, _ any) (*Result, error) {
+var State = Define(Spec[NoArgs, StateData]{
+	Definition: Definition{
+		Name:           "state",
+		Title:          "Get a Studio session's state",
+		Summary:        "Show a session's run mode, place and game.",
+		Description:    "Get the current state of a Roblox Studio session: run mode (Edit, Play, Paused, Run, Server, Client), place name, place ID, and game ID.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextEdit,
+		MCP:            true,
+		Timeout:        5 * time.Second,
+		Noun:           "State query",
+	},
+	Run: func(ctx context.Context, env *Env, _ *NoArgs) (*Result, error) {
 		var data StateData
 		if err := action(ctx, env, "state", struct{}{}, &data, nil); err != nil {
 			return nil, err
@@ -36,4 +38,4 @@ var State = &Definition{
 			data.State, data.PlaceName, data.PlaceID, data.GameID, env.Session.Context, env.Session.SessionID)
 		return &Result{Data: data, Text: text}, nil
 	},
-}
+})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -39,26 +40,27 @@ type TestArgs struct {
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
 // Cloud and reports them.
-var Test = &Definition{
-	Name:         "test",
-	Summary:      "Run TestEZ (or Jest-Lua) specs (*.spec.luau) in Studio, a playtest or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
-	Description:  "Run TestEZ (or, with runner 'jest', Jest-Lua) unit tests in a Roblox Studio session, or in a playtest with play/run: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. The framework must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
-	Args:         &TestArgs{},
-	NeedsSession: true,
-	Standalone: func(a any) bool {
-		args := a.(*TestArgs)
-		return args.Cloud || args.cloudFlag() != ""
+var Test = Define(Spec[TestArgs, TestData]{
+	Definition: Definition{
+		Name:           "test",
+		Title:          "Run tests in Studio",
+		Summary:        "Run TestEZ (or Jest-Lua) specs (*.spec.luau) in Studio, a playtest or Open Cloud and report the results (text, JSON, GitHub, JUnit).",
+		Description:    "Run TestEZ (or, with runner 'jest', Jest-Lua) unit tests in a Roblox Studio session, or in a playtest with play/run: spec files from disk (mounted temporarily, keeping their folder structure) or, with root, specs already in the place. The framework must be in the place (a Wally dev-dependency). Returns passed/failed/skipped counts and every test with its status, file, line and failure message.",
+		NeedsSession:   true,
+		DefaultContext: protocol.ContextServer,
+		Mutates:        true,
+		LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
+		MCP:            true,
+		Timeout:        300 * time.Second,
+		MaxTimeout:     time.Hour,
+		Noun:           "Test run",
 	},
-	DefaultContext: protocol.ContextServer,
-	Retarget:       retargetTest,
-	Mutates:        true,
-	Output:         TestData{},
-	LargeOutput:    true, // MCP cuts failure messages to maxOutputBytes (TestData.Fit)
-	MCP:            true,
-	Timeout:        300 * time.Second,
-	Noun:           "Test run",
-	Run:            runTest,
-}
+	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" },
+	Retarget: func(args *TestArgs, t bridge.Target) (bridge.Target, error) {
+		return retargetTest(args.playChoice(), t)
+	},
+	Run: runTest,
+})
 
 func (a *TestArgs) playChoice() playChoice { return a.choice("test") }
 
@@ -86,8 +88,7 @@ const (
 	jestWallyLines = "Jest = \"jsdotlua/jest@3.10.0\"\n    JestGlobals = \"jsdotlua/jest-globals@3.10.0\""
 )
 
-func runTest(ctx context.Context, env *Env, a any) (*Result, error) {
-	args := a.(*TestArgs)
+func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
 	if err := checkTestArgs(args); err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 
 func checkTestArgs(args *TestArgs) error {
 	if args.Root != "" && len(args.Paths) > 0 {
-		return UsageError{errors.New("test: give spec paths or --root, not both: --root runs the specs already in the place")}
+		return Usagef("test: give spec paths or %s, not both: %s runs the specs already in the place", ArgName("root"), ArgName("root"))
 	}
 	if !args.Cloud && args.cloudFlag() != "" {
 		return UsageError{fmt.Errorf("test: %s only applies with --cloud", args.cloudFlag())}
@@ -149,14 +150,17 @@ func checkTestArgs(args *TestArgs) error {
 		return UsageError{errors.New("test --cloud: give --root (the specs in the place version, e.g. built with Rojo and passed with --place-file); spec files from disk are not supported in the cloud, see docs/testing.md")}
 	}
 	if args.Runner == "jest" && args.TestEZPath != "" {
-		return UsageError{errors.New("test: --testez-path is for TestEZ; with --runner jest name Jest's ModuleScript with --jest-path")}
+		return Usagef("test: %s is for TestEZ; with %s jest name Jest's ModuleScript with %s", ArgName("testezPath"), ArgName("runner"), ArgName("jestPath"))
 	}
 	if args.Runner != "jest" && args.JestPath != "" {
-		return UsageError{errors.New("test: --jest-path only applies with --runner jest")}
+		return Usagef("test: %s only applies with %s jest", ArgName("jestPath"), ArgName("runner"))
 	}
-	for _, p := range []struct{ flag, v string }{{"--root", args.Root}, {"--testez-path", args.TestEZPath}, {"--jest-path", args.JestPath}} {
+	for _, p := range []struct {
+		arg ArgName
+		v   string
+	}{{"root", args.Root}, {"testezPath", args.TestEZPath}, {"jestPath", args.JestPath}} {
 		if p.v != "" && (len(p.v) > 1000 || strings.ContainsAny(p.v, "\x00\n\r") || strings.Trim(p.v, ".") == "") {
-			return UsageError{fmt.Errorf("test: %s %q is not an instance path (e.g. ReplicatedStorage.Tests)", p.flag, p.v)}
+			return Usagef("test: %s %q is not an instance path (e.g. ReplicatedStorage.Tests)", p.arg, p.v)
 		}
 	}
 	return nil
@@ -187,11 +191,13 @@ func testScript(args *TestArgs) (script string, names map[string]string, err err
 			}
 		}
 		if specs == 0 {
-			where := "the current folder"
+			var where any = CurrentFolder("")
 			if len(args.Paths) > 0 {
 				where = strings.Join(args.Paths, ", ")
+			} else if wd, err := os.Getwd(); err == nil {
+				where = CurrentFolder(wd)
 			}
-			return "", nil, UsageError{fmt.Errorf("test: %w in %s (files named *.spec.luau or *.spec.lua)", errNoSpecs, where)}
+			return "", nil, UsageError{fmt.Errorf("test: %w in %w (files named *.spec.luau or *.spec.lua)", errNoSpecs, Wordf("%s", where))}
 		}
 		b.WriteString(",tree={")
 		for i, n := range nodes {
@@ -234,15 +240,15 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	switch ans.Error {
 	case "":
 	case "testez-missing":
-		return nil, UsageError{fmt.Errorf("test: TestEZ is not in the place (looked at %s); add it as a Wally dev-dependency in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its ModuleScript with --testez-path", strings.Join(ans.Searched, ", "), wallyLine)}
+		return nil, Usagef("test: TestEZ is not in the place (looked at %s); add it as a Wally dev-dependency in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its ModuleScript with %s", strings.Join(ans.Searched, ", "), wallyLine, ArgName("testezPath"))
 	case "jest-missing":
-		return nil, UsageError{fmt.Errorf("test: Jest-Lua is not in the place (looked at %s); add it as Wally dev-dependencies in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its Jest ModuleScript with --jest-path", strings.Join(ans.Searched, ", "), jestWallyLines)}
+		return nil, Usagef("test: Jest-Lua is not in the place (looked at %s); add it as Wally dev-dependencies in wally.toml:\n\n    [dev-dependencies]\n    %s\n\nthen `wally install` and sync DevPackages into ReplicatedStorage, or name its Jest ModuleScript with %s", strings.Join(ans.Searched, ", "), jestWallyLines, ArgName("jestPath"))
 	case "jest-no-loadstring":
-		return nil, UsageError{errors.New("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without --play/--run)")}
+		return nil, Usagef("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without %s/%s)", ArgName("play"), ArgName("run"))
 	case "root-missing":
-		return nil, UsageError{fmt.Errorf("test: --root %s: no such instance in the place", args.Root)}
+		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
 	case "root-uncloneable":
-		return nil, fmt.Errorf("test: --root %s cannot be cloned (Archivable is false?)", args.Root)
+		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
 	case "no-specs":
 		where := "the spec paths"
 		if args.Root != "" {

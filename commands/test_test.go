@@ -262,7 +262,7 @@ func TestTestCloud(t *testing.T) {
 	var stderr bytes.Buffer
 	var streamed []Line
 	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: &stderr, Output: func(l Line) { streamed = append(streamed, l) }}
-	res, err := Test.Run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text"})
+	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestTestCloud(t *testing.T) {
 	// The runner's own refusal reads as a usage error.
 	missing, _ := json.Marshal(map[string]any{"error": "testez-missing", "searched": []string{"ReplicatedStorage.DevPackages.TestEZ"}})
 	srv.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Results: []any{string(missing)}} })
-	_, err = Test.Run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
+	_, err = Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), wallyLine) {
 		t.Fatalf("TestEZ missing: %v", err)
@@ -295,12 +295,12 @@ func TestTestCloud(t *testing.T) {
 func TestTestCloudErrorsNameTest(t *testing.T) {
 	t.Setenv(EnvAPIKey, "")
 	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: io.Discard}
-	_, err := Test.Run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
+	_, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "test --cloud: set "+EnvAPIKey) {
 		t.Fatalf("%v, want a usage error naming test --cloud", err)
 	}
-	_, err = Exec.Run(context.Background(), env, &ExecArgs{Script: "print(1)", Cloud: true})
+	_, err = Exec.run(context.Background(), env, &ExecArgs{Script: "print(1)", Cloud: true})
 	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "exec --cloud: set "+EnvAPIKey) {
 		t.Fatalf("%v, want a usage error naming exec --cloud", err)
 	}
@@ -310,7 +310,7 @@ func TestTestCloudErrorsNameTest(t *testing.T) {
 func TestTestRefusesOversizedRuns(t *testing.T) {
 	dir := kit.Files(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
 	t.Chdir(dir)
-	_, err := Test.Run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
+	_, err := Test.run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "a Studio plugin takes at most") {
 		t.Fatalf("%v", err)

@@ -16,16 +16,17 @@ type TokenData struct {
 // that needs it: what a client elsewhere (a devcontainer, WSL, --remote)
 // sets as STUDIO_BRIDGE_TOKEN. Never an MCP tool: an agent has no business
 // reading the secret that guards the bridge.
-var Token = &Definition{
-	Name:    "token",
-	Summary: "Print the token that lets a process join the bridge host (as " + authtoken.EnvToken + " for --remote clients).",
-	Output:  TokenData{},
-	Local:   true,
-	Run: func(context.Context, *Env, any) (*Result, error) {
+var Token = Define(Spec[NoArgs, TokenData]{
+	Definition: Definition{
+		Name:    "token",
+		Summary: "Print the token that lets a process join the bridge host (as " + authtoken.EnvToken + " for --remote clients).",
+		Local:   true,
+	},
+	Run: func(context.Context, *Env, *NoArgs) (*Result, error) {
 		tok, err := authtoken.Resolve()
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Data: TokenData{Token: tok.Value, Source: tok.Source}, Text: tok.Value + "\n"}, nil
 	},
-}
+})

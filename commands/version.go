@@ -20,16 +20,17 @@ type VersionData struct {
 }
 
 // VersionCommand prints what this binary is.
-var VersionCommand = &Definition{
-	Name:    "version",
-	Summary: "Print the version of studio-bridge, its wire protocol and its embedded plugin.",
-	Output:  VersionData{},
-	Local:   true,
-	Run: func(context.Context, *Env, any) (*Result, error) {
+var VersionCommand = Define(Spec[NoArgs, VersionData]{
+	Definition: Definition{
+		Name:    "version",
+		Summary: "Print the version of studio-bridge, its wire protocol and its embedded plugin.",
+		Local:   true,
+	},
+	Run: func(context.Context, *Env, *NoArgs) (*Result, error) {
 		d := versionData()
 		return &Result{Data: d, Text: d.String()}, nil
 	},
-}
+})
 
 func versionData() VersionData {
 	return VersionData{Version: Version, ProtocolVersion: protocol.Version, PluginVersion: PluginBuild.Version, Go: runtime.Version()}

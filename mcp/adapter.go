@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,261 +17,147 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// handler adapts one command to a tool call: decode and validate the input,
-// resolve the session, run the command, and shape the result. Infrastructure
-// failures become isError results with the spec's texts; a script error is a
-// normal result; bad input is JSON-RPC -32602.
+// handler adapts one command to a tool call: decode the input, hand it to
+// commands.Invoke, and render the Outcome (toolResult).
 func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHandler {
-	log, timeout := opts.Log, d.Timeout
-	if opts.Timeout > 0 {
-		timeout = opts.Timeout
-	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args, target, maxOut, err := decodeInput(d, req.Params.Arguments)
+		in, err := decodeInput(d, req.Params.Arguments)
 		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + err.Error()}
+			return invalidInput(err), nil
 		}
 		output, status, settle := progressSink(ctx, req)
 		defer settle()
-		env := &commands.Env{Command: d, Bridge: conn, Log: log, Timeout: timeout,
-			Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}
-		if d.NeedsSession && d.Retarget != nil {
-			if target, err = d.Retarget(args, target); err != nil {
-				var usage commands.UsageError
-				if errors.As(err, &usage) {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
-				}
-				return errorResult(err, target), nil
-			}
+		timeout := opts.Timeout
+		if in.timeout > 0 {
+			timeout = in.timeout
 		}
-		if d.NeedsSession {
-			if env.Session, err = conn.Resolve(ctx, target); err != nil {
-				if cerr := connectError(err); cerr != nil {
-					return nil, cerr
-				}
-				return errorResult(err, target), nil
-			}
-		}
-		res, err := d.Run(ctx, env, args)
-		if err != nil {
-			var usage commands.UsageError
-			switch {
-			case ctx.Err() != nil:
-				// The client cancelled: the stdio transport sends no answer
-				// (see cancelFilter); any other gets a valid JSON-RPC code.
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: " + ctx.Err().Error()}
-			case connectError(err) != nil:
-				return nil, connectError(err)
-			case errors.As(err, &usage):
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid input: " + usage.Err.Error()}
-			}
-			return errorResult(err, target), nil
-		}
-		if res.Unavailable != "" {
-			return errorResult(errors.New(res.Unavailable), target), nil
-		}
-		data := res.Data
-		if d.LargeOutput {
-			if data, err = capOutput(data, maxOut); err != nil {
-				return errorResult(err, target), nil
-			}
-		}
-		out := &sdk.CallToolResult{StructuredContent: data}
-		if res.Image != nil {
-			out.Content = []sdk.Content{&sdk.ImageContent{Data: res.Image, MIMEType: "image/png"}}
-		} else {
-			out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(data)}}
-		}
-		return out, nil
+		o := commands.Invoke(ctx, commands.Request{Command: d, Args: in.args, Target: in.target,
+			Env: commands.Env{Bridge: conn, Log: opts.Log, Timeout: timeout,
+				Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}})
+		return toolResult(ctx, d, o, in)
 	}
 }
 
-// decodeInput checks tool arguments against the command's arguments (types,
-// enums, required, no unknown properties) and fills its Args struct.
-func decodeInput(d *commands.Definition, raw json.RawMessage) (any, bridge.Target, int, error) {
-	maxOut := DefaultMaxOutput
-	args, target, err := decodeArgs(d, raw, &maxOut)
-	return args, target, maxOut, err
-}
-
-func decodeArgs(d *commands.Definition, raw json.RawMessage, maxOut *int) (any, bridge.Target, error) {
-	target := bridge.Target{DefaultContext: d.DefaultContext}
-	in := map[string]json.RawMessage{}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, target, errors.New("arguments must be a JSON object")
-		}
-	}
-	args := d.NewArgs()
-	fields := map[string]commands.Arg{}
-	for _, a := range commands.Fields(d.Args) {
-		if !a.NoMCP {
-			fields[a.Name] = a
-		}
-	}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := in[k]
-		switch {
-		case d.NeedsSession && k == "sessionId":
-			if err := json.Unmarshal(v, &target.SessionID); err != nil {
-				return nil, target, fmt.Errorf("sessionId must be a string")
-			}
-		case d.LargeOutput && k == "maxOutputBytes":
-			var n float64
-			if err := json.Unmarshal(v, &n); err != nil || n != float64(int(n)) || n < MinMaxOutput || n > MaxMaxOutput {
-				return nil, target, fmt.Errorf("maxOutputBytes must be a whole number from %d to %d", MinMaxOutput, MaxMaxOutput)
-			}
-			*maxOut = int(n)
-		case d.NeedsSession && k == "context":
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return nil, target, fmt.Errorf("context must be a string")
-			}
-			c, err := protocol.ParseContext(s)
-			if err != nil || c == "" {
-				return nil, target, fmt.Errorf("context must be one of edit, client, server (got %q)", s)
-			}
-			target.Context = c
-		default:
-			a, ok := fields[k]
-			if !ok {
-				return nil, target, fmt.Errorf("unknown property %q; %s takes %s", k, ToolName(d), propertyList(d))
-			}
-			if err := setJSON(args, a, v); err != nil {
-				return nil, target, err
-			}
-		}
-	}
-	for _, a := range fields {
-		if _, ok := in[a.Name]; !ok && (a.Required || a.MCPOnly) {
-			return nil, target, fmt.Errorf("missing required property %q", a.Name)
-		}
-	}
-	if err := d.Validate(args); err != nil {
-		var ue commands.UsageError
-		if errors.As(err, &ue) {
-			return nil, target, ue.Err
-		}
-		return nil, target, err
-	}
-	return args, target, nil
-}
-
-func setJSON(args any, a commands.Arg, v json.RawMessage) error {
-	f := a.Value(args)
-	switch a.Kind {
-	case reflect.Bool:
-		var b bool
-		if json.Unmarshal(v, &b) != nil {
-			return fmt.Errorf("%s must be a boolean", a.Name)
-		}
-		f.SetBool(b)
-	case reflect.Int:
-		var n float64
-		if json.Unmarshal(v, &n) != nil || n != float64(int64(n)) {
-			return fmt.Errorf("%s must be a whole number", a.Name)
-		}
-		f.SetInt(int64(n))
-	case reflect.Slice:
-		var list []string
-		if json.Unmarshal(v, &list) != nil {
-			return fmt.Errorf("%s must be an array of strings", a.Name)
-		}
-		f.Set(reflect.ValueOf(list))
+// toolResult is MCP's rendering of an Outcome: a result (structured, capped
+// for large outputs); a tool error (isError) with the spec's texts for
+// infrastructure failures and for invalid input (MCP 2025-11-25, SEP-1303);
+// a JSON-RPC error only for a bridge that cannot be reached at all and for
+// a call its client cancelled. A script error is a normal result.
+func toolResult(ctx context.Context, d *commands.Definition, o commands.Outcome, in input) (*sdk.CallToolResult, error) {
+	switch {
+	case o.Kind == commands.Done:
+	case ctx.Err() != nil:
+		// The client cancelled: the stdio transport sends no answer (see
+		// cancelFilter); any other gets a valid JSON-RPC code.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: " + ctx.Err().Error()}
+	case o.Unreachable:
+		return nil, connectError(o)
+	case o.Kind == commands.Usage:
+		return invalidInput(o.Err), nil
 	default:
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return fmt.Errorf("%s must be a string", a.Name)
-		}
-		f.SetString(s)
+		return errorResult(o, in.target), nil
 	}
-	return nil
+	res := o.Result
+	if res.Unavailable != "" {
+		return errorResult(commands.Classify(errors.New(res.Unavailable)), in.target), nil
+	}
+	data := res.Data
+	if d.LargeOutput {
+		var err error
+		if data, err = capOutput(data, in.maxOut); err != nil {
+			return errorResult(commands.Classify(err), in.target), nil
+		}
+	}
+	out := &sdk.CallToolResult{StructuredContent: data}
+	if res.Image != nil {
+		out.Content = []sdk.Content{&sdk.ImageContent{Data: res.Image, MIMEType: "image/png"}}
+	} else {
+		out.Content = []sdk.Content{&sdk.TextContent{Text: marshalText(data)}}
+	}
+	return out, nil
 }
 
-func propertyList(d *commands.Definition) string {
-	var names []string
-	if d.NeedsSession {
-		names = append(names, "sessionId", "context")
+// invalidInput is the tool error for arguments the command refuses: the
+// spec's "Invalid input: …" text, worded for MCP (argument names as in the
+// input schema).
+func invalidInput(err error) *sdk.CallToolResult {
+	var ue commands.UsageError
+	if errors.As(err, &ue) {
+		err = ue.Err
 	}
-	for _, a := range commands.Fields(d.Args) {
-		if !a.NoMCP {
-			names = append(names, a.Name)
-		}
-	}
-	if d.LargeOutput {
-		names = append(names, "maxOutputBytes")
-	}
-	if len(names) == 0 {
-		return "no properties"
-	}
-	return strings.Join(names, ", ")
+	body := map[string]any{"error": "Invalid input: " + commands.SpellError(err, Spelling)}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: marshalText(body)}}}
 }
 
 // cannotConnect is the spec's JSON-RPC error (section 7.2) for a bridge that
 // cannot be reached at all.
 const cannotConnect = "Cannot connect to studio-bridge. Is the bridge host running?"
 
-// connectError is the spec's -32603 "Cannot connect to studio-bridge" when
-// err says no bridge host could be reached at all (bridge.UnreachableError),
-// with what happened as its data; otherwise nil. A failover that did not
-// finish in time stays a tool error (errorResult): the host was there.
-func connectError(err error) *jsonrpc.Error {
-	var ue *bridge.UnreachableError
-	if !errors.As(err, &ue) {
-		return nil
-	}
-	data, _ := json.Marshal(map[string]string{"detail": ue.Error()})
+// connectError is the spec's -32603 "Cannot connect to studio-bridge" for
+// an outcome that reached no bridge host at all, with what happened as its
+// data. A failover that did not finish in time stays a tool error
+// (errorResult): the host was there.
+func connectError(o commands.Outcome) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]string{"detail": o.Err.Error()})
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: cannotConnect, Data: data}
 }
 
-// errorResult maps a failure to the spec's isError result.
-func errorResult(err error, t bridge.Target) *sdk.CallToolResult {
-	body := map[string]any{"error": errorText(err, t)}
-	if protocol.CodeOf(err) == protocol.CodeHostUnavailable {
-		body["detail"] = err.Error() // the spec's text is fixed; say what happened beside it
+// errorResult renders a failed outcome as the spec's isError result: its
+// fixed text where the spec has one, with the real reason in detail.
+func errorResult(o commands.Outcome, t bridge.Target) *sdk.CallToolResult {
+	text, fixed := errorText(o, t)
+	body := map[string]any{"error": text}
+	if own := ownText(o.Err); fixed && own != text {
+		body["detail"] = own // the spec's text is fixed; say what happened (and what to do) beside it
 	}
-	if hint := commands.Hint(err); hint != "" {
-		body["detail"] = hint // which part of a path exists
+	if o.Detail != "" {
+		body["detail"] = o.Detail // which part of a path exists
 	}
-	var re *bridge.ResolveError
-	if errors.As(err, &re) && (re.Kind == bridge.MultipleInstances || re.Kind == bridge.AmbiguousSession) {
-		body["sessions"] = re.Sessions
+	if o.Kind == commands.Ambiguous {
+		body["sessions"] = o.Sessions
 	}
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: marshalText(body)}}}
 }
 
-func errorText(err error, t bridge.Target) string {
-	var re *bridge.ResolveError
-	if errors.As(err, &re) {
-		switch re.Kind {
-		case bridge.SessionNotFound:
-			return re.Error() + ". Call studio_sessions to see available sessions."
-		case bridge.ContextUnavailable:
-			if strings.Contains(re.Error(), "Edit mode") {
-				return re.Error() + " Use context: edit or omit context."
-			}
-			return re.Error() + " Call studio_sessions to see the connected contexts."
+// errorText is the text of a failed outcome on MCP; fixed reports the
+// spec's wording, which says less than the error itself.
+func errorText(o commands.Outcome, t bridge.Target) (text string, fixed bool) {
+	switch o.Resolve {
+	case bridge.SessionNotFound:
+		return o.Err.Error() + ". Call studio_sessions to see available sessions.", false
+	case bridge.ContextUnavailable:
+		if strings.Contains(o.Err.Error(), "Edit mode") {
+			return o.Err.Error() + " Use context: edit or omit context.", false
 		}
-		return re.Error()
+		return o.Err.Error() + " Call studio_sessions to see the connected contexts.", false
+	case 0:
+	default:
+		return o.Err.Error(), false
 	}
-	switch protocol.CodeOf(err) {
+	switch o.Code {
 	case protocol.CodeSessionNotFound:
-		return fmt.Sprintf("Session not found: %s. Call studio_sessions to see available sessions.", t.SessionID)
+		return fmt.Sprintf("Session not found: %s. Call studio_sessions to see available sessions.", t.SessionID), false
 	case protocol.CodeBusy:
-		return "Plugin is busy executing another script."
+		return "Plugin is busy executing another script.", true
 	case protocol.CodeHostUnavailable:
-		return "No bridge host running. Start Studio with the studio-bridge plugin installed, then try again."
+		return "No bridge host running. Start Studio with the studio-bridge plugin installed, then try again.", true
+	}
+	return ownText(o.Err), false
+}
+
+// ownText is an error's own text as MCP words it: a protocol error's
+// message without the wrapping a command adds for people, argument names
+// and next steps as an agent calls them.
+func ownText(err error) string {
+	var w *commands.Worded
+	if errors.As(err, &w) {
+		return w.Spell(Spelling)
 	}
 	var perr *protocol.Error
 	if errors.As(err, &perr) {
 		return perr.Message
 	}
-	return err.Error()
+	return commands.SpellError(err, Spelling)
 }
 
 // progressSink turns streamed lines into MCP progress notifications when

@@ -1,8 +1,12 @@
 // Package mcp serves studio-bridge to AI agents over the Model Context
 // Protocol. It is a generic adapter over the command registry: every
 // definition in commands.All with MCP set becomes a tool named
-// "studio_<name>", with its input schema, output schema and description
-// derived from the definition. No Studio logic lives here.
+// "studio_<name>" (a group's leaf "studio_<group>_<leaf>"), with its input
+// schema, output schema, title and description derived from the
+// definition. A call decodes its input, runs through commands.Invoke, and
+// renders the Outcome (toolResult; resources: runAsResource). No Studio
+// logic and no error classification lives here; Spelling words arguments
+// and next steps as an agent uses them.
 //
 // The contract (tool names, schemas, error texts) is the seed spec in
 // shared/spec/mcp-server.md; the golden files in testdata/ pin it. Two

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
@@ -291,23 +292,40 @@ func TestErrorMapping(t *testing.T) {
 		t.Fatalf("with sessionId: %+v", text(t, res))
 	}
 
+	// An unknown tool is a broken request: JSON-RPC -32602.
+	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "studio_nope"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "Unknown tool: studio_nope" {
+		t.Errorf("studio_nope: want -32602 Unknown tool, got %v", err)
+	}
+	// Input the tool refuses is a tool error the model reads (MCP
+	// 2025-11-25, SEP-1303), worded for MCP: argument names as in the
+	// schema, no CLI usage line.
 	for _, tt := range []struct {
 		name string
 		args map[string]any
-		want string // the error message's start
+		want string // the error text's start
 	}{
-		{"studio_nope", nil, "Unknown tool: studio_nope"},
-		{"studio_query", map[string]any{"depth": 1}, "Invalid input: "},
+		{"studio_query", map[string]any{"depth": 1}, "Invalid input: query needs a path (e.g. Workspace.SpawnLocation), or listServices"},
+		{"studio_query", map[string]any{"path": "Workspace", "depth": 1.5}, "Invalid input: depth must be a whole number"},
 		{"studio_logs", map[string]any{"count": "ten"}, "Invalid input: "},
 		{"studio_state", map[string]any{"extra": true}, "Invalid input: "},
+		{"studio_exec", map[string]any{"sessionId": b, "script": "print(1)", "timeout": 0}, "Invalid input: timeout must be a whole number of seconds from 1 to 3600"},
+		{"studio_test", map[string]any{"sessionId": b, "root": "ReplicatedStorage.Tests", "paths": []string{"x"}}, "Invalid input: test: give spec paths or root, not both: root runs"},
 		// Checks a command makes when it runs are invalid input too.
 		{"studio_logs", map[string]any{"sessionId": b, "count": -1}, "Invalid input: logs: count must not be negative"},
 		{"studio_exec", map[string]any{"sessionId": b, "script": "  "}, "Invalid input: exec: the script is empty"},
+		{"studio_exec", map[string]any{"sessionId": b, "script": ""}, "Invalid input: exec needs script"},
 	} {
-		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.name, Arguments: tt.args})
-		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(werr.Message, tt.want) {
-			t.Errorf("%s %v: want -32602 %q…, got %v", tt.name, tt.args, tt.want, err)
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.name, Arguments: tt.args})
+		if err != nil {
+			t.Errorf("%s %v: want a tool error, got %v", tt.name, tt.args, err)
+			continue
+		}
+		m := text(t, res)
+		msg, _ := m["error"].(string)
+		if !res.IsError || !strings.HasPrefix(msg, tt.want) || strings.Contains(msg, "usage:") || strings.Contains(msg, "--") {
+			t.Errorf("%s %v: want isError %q…, got %+v", tt.name, tt.args, tt.want, m)
 		}
 	}
 }
@@ -388,7 +406,11 @@ func TestErrorTexts(t *testing.T) {
 		want, more string
 	}{
 		{protocol.Errorf(protocol.CodeTimeout, "State query timed out after 5 seconds."), "State query timed out after 5 seconds.", ""},
-		{protocol.Errorf(protocol.CodeBusy, "a script is running"), "Plugin is busy executing another script.", ""},
+		{protocol.Errorf(protocol.CodeBusy, "a script is running"), "Plugin is busy executing another script.", "a script is running"},
+		// BUSY keeps the spec's text; the real reason and the next step,
+		// worded as an agent takes it, are in detail.
+		{&commands.Worded{Code: protocol.CodeBusy, Format: "Studio is already in %s mode; %s first.", Args: []any{protocol.StatePlay, commands.StepTo{Path: "play", Words: []string{"stop"}}}},
+			"Plugin is busy executing another script.", `Studio is already in Play mode; call studio_play with {"action":"stop"} first.`},
 		{protocol.Errorf(protocol.CodeHostUnavailable, "no bridge host answered on 127.0.0.1:1"),
 			"No bridge host running. Start Studio with the studio-bridge plugin installed, then try again.", "no bridge host answered on 127.0.0.1:1"},
 		{protocol.Errorf(protocol.CodeSessionNotFound, "Session not found: s1"), "Session not found: s1. Call studio_sessions to see available sessions.", ""},
@@ -398,7 +420,7 @@ func TestErrorTexts(t *testing.T) {
 		{protocol.Errorf(protocol.CodeScreenshotFailed, "Screenshot capture failed: viewport is not available."), "Screenshot capture failed: viewport is not available.", ""},
 	}
 	for _, tt := range tests {
-		res := errorResult(tt.err, bridge.Target{SessionID: "s1"})
+		res := errorResult(commands.Classify(tt.err), bridge.Target{SessionID: "s1"})
 		var body map[string]any
 		if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &body); err != nil || !res.IsError {
 			t.Fatalf("%v: not an isError JSON result: %v", tt.err, err)

@@ -70,26 +70,22 @@ func sessionLogs(conn bridge.Conn) sdk.ResourceHandler {
 	}
 }
 
+// runAsResource reads a resource through commands.Invoke, with the
+// command's defaults, and renders the Outcome as resources/read answers: a
+// session that does not resolve is resource-not-found, a bridge that cannot
+// be reached the spec's -32603.
 func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition, t bridge.Target, uri string) (*sdk.ReadResourceResult, error) {
-	env := &commands.Env{Command: d, Bridge: conn, Timeout: d.Timeout, Stdout: discard{}, Stderr: discard{}}
-	if d.NeedsSession {
-		s, err := conn.Resolve(ctx, t)
-		if cerr := connectError(err); cerr != nil {
-			return nil, cerr
-		}
-		if err != nil {
-			return nil, sdk.ResourceNotFoundError(uri)
-		}
-		env.Session = s
+	o := commands.Invoke(ctx, commands.Request{Command: d, Target: t,
+		Env: commands.Env{Bridge: conn, Stdout: discard{}, Stderr: discard{}}})
+	switch {
+	case o.Unreachable:
+		return nil, connectError(o)
+	case o.Resolve != 0:
+		return nil, sdk.ResourceNotFoundError(uri)
+	case o.Kind != commands.Done:
+		return nil, o.Err
 	}
-	res, err := d.Run(ctx, env, d.NewArgs())
-	if cerr := connectError(err); cerr != nil {
-		return nil, cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: marshalText(res.Data)}}}, nil
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: marshalText(o.Result.Data)}}}, nil
 }
 
 // WatchResources keeps one logs resource per connected session and tells

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ const sessionIDDesc = "Target session: a session ID, a Studio window's instanceI
 
 func contextDesc(d *commands.Definition) string {
 	if d.DefaultContext == protocol.ContextServer {
-		return "Target session context. Optional. Defaults to server for " + d.Name + " (mutating command). Use edit or client to target other contexts in Play mode."
+		return "Target session context. Optional. In Edit mode the edit session is the only one and is used; in Play mode " + d.Name + " (a mutating command) defaults to server. Use edit or client to target other contexts in Play mode."
 	}
 	return "Target session context. Optional. Defaults to edit. Use server or client to target Play mode contexts."
 }
@@ -38,7 +39,7 @@ func InputSchema(d *commands.Definition) map[string]any {
 		case reflect.Bool:
 			p["type"] = "boolean"
 		case reflect.Int:
-			p["type"] = "number"
+			p["type"] = "integer"
 		case reflect.Slice:
 			items := map[string]any{"type": "string"}
 			if len(a.Enum) > 0 {
@@ -58,6 +59,11 @@ func InputSchema(d *commands.Definition) map[string]any {
 		if a.Required || a.MCPOnly {
 			required = append(required, a.Name)
 		}
+	}
+	if d.MaxTimeout > 0 {
+		props["timeout"] = map[string]any{"type": "integer", "minimum": 1, "maximum": int(d.MaxTimeout.Seconds()), "default": int(d.Timeout.Seconds()),
+			"description": fmt.Sprintf("Seconds the %s may take before it is abandoned with a timeout error. Default: %d (the server's --timeout, when given, replaces the default); at most %d.",
+				strings.ToLower(d.Noun), int(d.Timeout.Seconds()), int(d.MaxTimeout.Seconds()))}
 	}
 	if d.LargeOutput {
 		props["maxOutputBytes"] = map[string]any{"type": "integer", "minimum": MinMaxOutput, "maximum": MaxMaxOutput, "default": DefaultMaxOutput, "description": maxOutputDescFor(d)}

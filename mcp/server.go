@@ -38,7 +38,10 @@ type Options struct {
 const UnreachableWait = 2 * time.Second
 
 // ToolName is the MCP tool name of a command.
-func ToolName(d *commands.Definition) string { return "studio_" + d.Name }
+// A group's leaf is named by its path: studio_script_read.
+func ToolName(d *commands.Definition) string {
+	return "studio_" + strings.ReplaceAll(d.Path(), " ", "_")
+}
 
 // Exposed lists the commands a server with opts offers as tools. It fails on
 // an allowlist entry that names no tool, so a typo does not silently hide
@@ -137,6 +140,7 @@ func Tool(d *commands.Definition) *sdk.Tool {
 	}
 	return &sdk.Tool{
 		Name:         ToolName(d),
+		Title:        d.Title,
 		Description:  desc,
 		InputSchema:  InputSchema(d),
 		OutputSchema: ToolOutputSchema(d),

@@ -35,13 +35,8 @@ var sampleSession = SessionInfo{
 // Payloads are compact JSON without HTML characters so that a decoded
 // message is reflect.DeepEqual to its original.
 var samples = []Message{
-	Hello{
-		ProtocolVersions: []int{1}, PluginVersion: "0.3.1", InstanceID: "studio-7f3a",
-		Context: ContextEdit, PlaceName: "Baseplate", PlaceID: 0, GameID: 0, State: StateEdit,
-		Capabilities: []string{"exec", "logs"}, PreviousSessionID: sampleSession.SessionID,
-	},
-	Hello{ProtocolVersions: []int{2, 1}, InstanceID: "B", Context: ContextClient, State: StateClient},
-	Welcome{ProtocolVersion: 1, SessionID: sampleSession.SessionID, HeartbeatIntervalMs: 5000, MaxFrameBytes: PluginMaxFrameBytes, HostVersion: "0.3.1"},
+	Hello{ProtocolVersions: []int{2}, PluginVersion: "0.3.1", InstanceID: "studio-7f3a"},
+	Hello{ProtocolVersions: []int{2}, InstanceID: "B"},
 	Reject{Code: CodeUnsupportedProtocol, Message: "no common version"},
 	Request{ID: "h-1", Action: "exec", Payload: json.RawMessage(`{"source":"print(1)"}`)},
 	Request{ID: "c-9", Action: "state", SessionID: sampleSession.SessionID, TimeoutMs: 5000},
@@ -71,15 +66,14 @@ var samples = []Message{
 	Watch{SessionID: sampleSession.SessionID},
 	Unwatch{SessionID: sampleSession.SessionID},
 	HostTransfer{Reason: "serve stopped"},
-	// Plugin protocol v2.
+	// The plugin's socket and session frames.
 	Welcome{ProtocolVersion: 2, HeartbeatIntervalMs: 5000, MaxFrameBytes: PluginMaxFrameBytes, MaxSessionFrameBytes: MaxSessionFrameBytes, MaxSessions: MaxSessionsPerSocket, MaxRequestBytes: MaxRequestPayloadBytes, ResumeGraceMs: 10000, HostVersion: "0.4.0"},
-	Welcome{ProtocolVersion: 1, SessionID: sampleSession.SessionID, HeartbeatIntervalMs: 5000, MaxFrameBytes: PluginMaxFrameBytes, HostVersion: "0.4.0", ResumeSecret: "k3y"},
 	Attach{Ref: "server", InstanceID: "studio-7f3a", Context: ContextServer, PlaceName: "Obby", PlaceID: 1818, GameID: 77, State: StateServer, Capabilities: []string{"exec"}, PluginVersion: "0.4.0", PreviousSessionID: sampleSession.SessionID, ResumeSecret: "k3y"},
 	Attached{Ref: "server", SessionID: sampleSession.SessionID, ResumeSecret: "k3y", Resumed: true, Awaiting: []string{"4", "5"}},
 	Detach{SessionID: sampleSession.SessionID, Reason: "Play stopped"},
 	Ack{SessionID: sampleSession.SessionID, ID: "h-1"},
 	Replaced{SessionID: sampleSession.SessionID, Reason: "moved"},
-	Replaced{Reason: "moved"},
+
 	Reject{Ref: "client", Code: CodeInvalidAttach, Message: "bad context"},
 	Request{SessionID: sampleSession.SessionID, ID: "h-5", Action: "exec", Chunks: 16},
 	Response{SessionID: sampleSession.SessionID, ID: "h-5", OK: true, Payload: json.RawMessage(`{"success":true}`)},
@@ -163,19 +157,19 @@ func TestEncodeWireNames(t *testing.T) {
 		{Event{Event: "log", Seq: 3, Payload: json.RawMessage(`{}`)}, `{"type":"event","event":"log","seq":3,"payload":{}}`},
 		{Ping{T: 7}, `{"type":"ping","t":7}`},
 		{ErrorNotice{Code: CodeMalformedFrame, Message: "x"}, `{"type":"error","code":"MALFORMED_FRAME","message":"x"}`},
-		{Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit}, `{"type":"hello","protocolVersions":[1],"pluginVersion":"","instanceId":"A","context":"edit","placeName":"","placeId":0,"gameId":0,"state":"","capabilities":null}`},
+		{Hello{ProtocolVersions: []int{2}, InstanceID: "A"}, `{"type":"hello","protocolVersions":[2],"pluginVersion":"","instanceId":"A"}`},
 		{Watch{SessionID: "s"}, `{"type":"watch","sessionId":"s"}`},
 		{HostTransfer{Reason: "bye"}, `{"type":"host-transfer","reason":"bye"}`},
 		// Client protocol v2: the token.
 		{ClientHello{ProtocolVersions: []int{2, 1}, ClientVersion: "1", PID: 4, Token: "tok"}, `{"type":"client-hello","protocolVersions":[2,1],"clientVersion":"1","pid":4,"token":"tok"}`},
-		// Plugin protocol v2 (PROTOCOL.md section 12).
+		// The plugin's session frames (PROTOCOL.md section 12).
 		{Request{SessionID: "s", ID: "1", Action: "exec", Chunks: 3}, `{"type":"request","id":"1","action":"exec","sessionId":"s","chunks":3}`},
 		{Response{SessionID: "s", ID: "1", OK: true}, `{"type":"response","sessionId":"s","id":"1","ok":true}`},
 		{Ack{SessionID: "s", ID: "1"}, `{"type":"ack","sessionId":"s","id":"1"}`},
 		{Ping{SessionID: "s", T: 7}, `{"type":"ping","sessionId":"s","t":7}`},
 		{Attached{Ref: "edit", SessionID: "s", ResumeSecret: "k", Resumed: true, Awaiting: []string{"4"}}, `{"type":"attached","ref":"edit","sessionId":"s","resumeSecret":"k","resumed":true,"awaiting":["4"]}`},
 		{Attached{Ref: "edit", SessionID: "s", ResumeSecret: "k"}, `{"type":"attached","ref":"edit","sessionId":"s","resumeSecret":"k","resumed":false}`},
-		{Replaced{Reason: "r"}, `{"type":"replaced","reason":"r"}`},
+		{Replaced{SessionID: "s", Reason: "r"}, `{"type":"replaced","sessionId":"s","reason":"r"}`},
 		{Reject{Ref: "server", Code: CodeTooManySessions, Message: "m"}, `{"type":"reject","ref":"server","code":"TOO_MANY_SESSIONS","message":"m"}`},
 		{Goodbye{SessionID: "s", Reason: "heartbeat timeout"}, `{"type":"goodbye","sessionId":"s","reason":"heartbeat timeout"}`},
 	}
@@ -220,7 +214,8 @@ func TestDecodeAccepts(t *testing.T) {
 		{"big int64", `{"type":"event","event":"log","seq":9223372036854775807}`, Event{Event: "log", Seq: 9223372036854775807}},
 		{"escaped strings", `{"type":"goodbye","reason":"a\u0000b\"\\ \ud83c\udfae"}`, Goodbye{Reason: "a\x00b\"\\ 🎮"}},
 		{"empty reason", `{"type":"goodbye"}`, Goodbye{}},
-		{"hello minimal", `{"type":"hello","protocolVersions":[1],"instanceId":"A","context":"edit"}`, Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit}},
+		{"hello minimal", `{"type":"hello","protocolVersions":[2],"instanceId":"A"}`, Hello{ProtocolVersions: []int{2}, InstanceID: "A"}},
+		{"hello of an older plugin: its session fields are ignored", `{"type":"hello","protocolVersions":[2,1],"instanceId":"A","context":"edit","placeName":"P","state":"Edit","resumeSecret":"s"}`, Hello{ProtocolVersions: []int{2, 1}, InstanceID: "A"}},
 		{"client-welcome null sessions", `{"type":"client-welcome","protocolVersion":1,"clientId":"c","sessions":null}`, ClientWelcome{ProtocolVersion: 1, ClientID: "c"}},
 	}
 	for _, tt := range tests {
@@ -309,8 +304,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"chunk seq overflow", `{"type":"chunk","id":"1","seq":1e400,"data":"x"}`, bad, "bad chunk frame"},
 		{"hello versions string", `{"type":"hello","protocolVersions":"1","instanceId":"A","context":"edit"}`, bad, "bad hello frame"},
 		{"hello versions float", `{"type":"hello","protocolVersions":[1.0],"instanceId":"A","context":"edit"}`, bad, "bad hello frame"},
-		{"hello placeId overflow", `{"type":"hello","protocolVersions":[1],"placeId":99999999999999999999}`, bad, "bad hello frame"},
-		{"hello capabilities object", `{"type":"hello","protocolVersions":[1],"capabilities":{"exec":true}}`, bad, "bad hello frame"},
+		{"attach placeId overflow", `{"type":"attach","ref":"edit","placeId":99999999999999999999}`, bad, "bad attach frame"},
+		{"attach capabilities object", `{"type":"attach","ref":"edit","capabilities":{"exec":true}}`, bad, "bad attach frame"},
 		{"ping t string", `{"type":"ping","t":"now"}`, bad, "bad ping frame"},
 		{"event seq float", `{"type":"event","event":"log","seq":0.5}`, bad, "bad event frame"},
 		{"session-event bad time", `{"type":"session-event","kind":"connected","session":{"sessionId":"s","connectedAt":"yesterday"}}`, bad, "bad session-event frame"},

@@ -21,36 +21,23 @@ func validInstanceID(s string) bool {
 // ValidateHello checks a plugin hello and returns the negotiated protocol
 // version, or a *Error fit for a Reject frame.
 //
-// Plugins negotiate against PluginSupportedVersions. For version 2 only the
-// socket-level fields (instanceId, pluginVersion) are checked: the session
-// fields a v2 plugin sends are there for a v1 host and are ignored.
+// Plugins negotiate against PluginSupportedVersions. A plugin that offers
+// only version 1 (a plugin installed before version 2, which studio-bridge
+// no longer speaks) is told to run `studio-bridge install-plugin`: the
+// plugin shows a reject's message in Studio's Output. The hello carries only
+// socket-level fields; each DataModel's fields come with its attach.
 func ValidateHello(h Hello) (int, *Error) {
 	v, ok := NegotiatePlugin(h.ProtocolVersions)
 	if !ok {
 		return 0, Errorf(CodeUnsupportedProtocol,
-			"studio-bridge host speaks plugin protocol version(s) %v but the plugin offered %v; update the plugin with `studio-bridge install-plugin` (or update studio-bridge)",
-			PluginSupportedVersions, h.ProtocolVersions)
+			"the Studio plugin offered plugin protocol %v but this studio-bridge speaks only %v; run `studio-bridge install-plugin` to install the plugin that matches it, then reload plugins in Studio",
+			h.ProtocolVersions, PluginSupportedVersions)
 	}
 	if !validInstanceID(h.InstanceID) {
 		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
 	}
-	if len(h.PluginVersion) > MaxPluginVersionBytes || len(h.ResumeSecret) > MaxResumeSecretBytes {
-		return 0, Errorf(CodeInvalidHello, "hello fields are too long")
-	}
-	if v >= 2 {
-		return v, nil
-	}
-	switch h.Context {
-	case ContextEdit, ContextServer, ContextClient:
-	default:
-		return 0, Errorf(CodeInvalidHello, "hello has context %q; want edit, server or client", clip(string(h.Context)))
-	}
-	if h.State != "" && !h.State.Valid() {
-		return 0, Errorf(CodeInvalidHello, "hello has state %q; want Edit, Play, Run, Paused, Server or Client", clip(string(h.State)))
-	}
-	if len(h.PlaceName) > MaxPlaceNameBytes || len(h.PluginVersion) > MaxPluginVersionBytes || !validCapabilities(h.Capabilities) {
-		return 0, Errorf(CodeInvalidHello, "hello fields are too long (placeName at most %d bytes, pluginVersion %d, at most %d capabilities of %d bytes)",
-			MaxPlaceNameBytes, MaxPluginVersionBytes, MaxCapabilities, MaxCapabilityBytes)
+	if len(h.PluginVersion) > MaxPluginVersionBytes {
+		return 0, Errorf(CodeInvalidHello, "hello fields are too long (pluginVersion at most %d bytes)", MaxPluginVersionBytes)
 	}
 	return v, nil
 }
@@ -92,8 +79,7 @@ func ValidateClientHello(h ClientHello) (int, *Error) {
 	return v, nil
 }
 
-// String renders a hello for logs without anything secret in it (there is
-// nothing secret in a hello, but the place name is user data: keep it short).
+// String renders a hello for logs (there is nothing secret in a hello).
 func (h Hello) String() string {
-	return fmt.Sprintf("instance=%s context=%s place=%q state=%s plugin=%s", h.InstanceID, h.Context, clip(h.PlaceName), h.State, h.PluginVersion)
+	return fmt.Sprintf("instance=%s plugin=%s versions=%v", clip(h.InstanceID), clip(h.PluginVersion), h.ProtocolVersions)
 }

@@ -1,25 +1,17 @@
 package protocol
 
 import (
-	"slices"
 	"strings"
 	"testing"
 )
 
 func validHello() Hello {
-	return Hello{
-		ProtocolVersions: []int{1},
-		PluginVersion:    "0.3.1",
-		InstanceID:       "4f1c2a9e-studio",
-		Context:          ContextEdit,
-		PlaceName:        "Baseplate",
-		PlaceID:          1818,
-		GameID:           77,
-		State:            StateEdit,
-		Capabilities:     []string{"exec", "screenshot"},
-	}
+	return Hello{ProtocolVersions: []int{2}, PluginVersion: "0.3.1", InstanceID: "4f1c2a9e-studio"}
 }
 
+// TestValidateHello: the hello opens a window's socket; only its
+// socket-level fields are checked. A plugin that offers only protocol 1
+// (never released) is told to install the plugin that matches.
 func TestValidateHello(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -28,34 +20,19 @@ func TestValidateHello(t *testing.T) {
 		mentions []string // substrings of the reject message
 	}{
 		{"ok", func(*Hello) {}, "", nil},
-		{"ok newer versions offered too", func(h *Hello) { h.ProtocolVersions = []int{3, 2, 1} }, "", nil},
+		{"ok newer versions offered too", func(h *Hello) { h.ProtocolVersions = []int{3, 2} }, "", nil},
+		{"ok version 1 offered too", func(h *Hello) { h.ProtocolVersions = []int{2, 1} }, "", nil},
 		{"ok versions ascending", func(h *Hello) { h.ProtocolVersions = []int{1, 2} }, "", nil},
-		{"ok server context", func(h *Hello) { h.Context = ContextServer; h.State = StateServer }, "", nil},
-		{"ok client context", func(h *Hello) { h.Context = ContextClient; h.State = StateClient }, "", nil},
-		{"ok state omitted", func(h *Hello) { h.State = "" }, "", nil},
-		{"ok state Play", func(h *Hello) { h.State = StatePlay }, "", nil},
-		{"ok state Run", func(h *Hello) { h.State = StateRun }, "", nil},
-		{"ok state Paused", func(h *Hello) { h.State = StatePaused }, "", nil},
-		{"ok minimal", func(h *Hello) { *h = Hello{ProtocolVersions: []int{1}, InstanceID: "A", Context: ContextEdit} }, "", nil},
+		{"ok minimal", func(h *Hello) { *h = Hello{ProtocolVersions: []int{2}, InstanceID: "A"} }, "", nil},
 		{"ok instanceId 128", func(h *Hello) { h.InstanceID = strings.Repeat("x", 128) }, "", nil},
 		{"ok instanceId charset", func(h *Hello) { h.InstanceID = "Az09._:-" }, "", nil},
-		{"ok previous session", func(h *Hello) { h.PreviousSessionID = "0b6c8a4e-6f1e-4a53-9a57-0c1f7b9d2a10" }, "", nil},
-		{"ok placeName 1024", func(h *Hello) { h.PlaceName = strings.Repeat("p", 1024) }, "", nil},
 		{"ok pluginVersion 64", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 64) }, "", nil},
-		{"ok 64 capabilities", func(h *Hello) { h.Capabilities = make([]string, 64) }, "", nil},
-		{"ok no capabilities", func(h *Hello) { h.Capabilities = nil }, "", nil},
 
-		{"versions missing", func(h *Hello) { h.ProtocolVersions = nil }, CodeUnsupportedProtocol, []string{"[2 1]", "[]", "install-plugin"}},
-		{"versions empty", func(h *Hello) { h.ProtocolVersions = []int{} }, CodeUnsupportedProtocol, []string{"[2 1]", "[]"}},
-		{"versions only newer", func(h *Hello) { h.ProtocolVersions = []int{3} }, CodeUnsupportedProtocol, []string{"[2 1]", "[3]"}},
-		{"versions unknown", func(h *Hello) { h.ProtocolVersions = []int{0, 3, 99} }, CodeUnsupportedProtocol, []string{"[2 1]", "[0 3 99]"}},
-
-		// Version 2 reads only the socket-level fields: the session fields
-		// are for a v1 host's benefit.
-		{"v2 ignores session fields", func(h *Hello) { h.ProtocolVersions = []int{2, 1}; h.Context = "nonsense"; h.State = "nope" }, "", nil},
-		{"v2 checks instanceId", func(h *Hello) { h.ProtocolVersions = []int{2, 1}; h.InstanceID = "a b" }, CodeInvalidHello, []string{"instanceId"}},
-		{"v2 checks pluginVersion", func(h *Hello) { h.ProtocolVersions = []int{2}; h.PluginVersion = strings.Repeat("9", 65) }, CodeInvalidHello, []string{"too long"}},
-		{"resumeSecret too long", func(h *Hello) { h.ResumeSecret = strings.Repeat("s", 129) }, CodeInvalidHello, []string{"too long"}},
+		{"version 1 only", func(h *Hello) { h.ProtocolVersions = []int{1} }, CodeUnsupportedProtocol, []string{"[1]", "[2]", "studio-bridge install-plugin"}},
+		{"versions missing", func(h *Hello) { h.ProtocolVersions = nil }, CodeUnsupportedProtocol, []string{"[2]", "[]", "install-plugin"}},
+		{"versions empty", func(h *Hello) { h.ProtocolVersions = []int{} }, CodeUnsupportedProtocol, []string{"[2]", "[]"}},
+		{"versions only newer", func(h *Hello) { h.ProtocolVersions = []int{3} }, CodeUnsupportedProtocol, []string{"[2]", "[3]"}},
+		{"versions unknown", func(h *Hello) { h.ProtocolVersions = []int{0, 3, 99} }, CodeUnsupportedProtocol, []string{"[2]", "[0 3 99]"}},
 		{"versions negative", func(h *Hello) { h.ProtocolVersions = []int{-1} }, CodeUnsupportedProtocol, []string{"[-1]"}},
 		{"version checked first", func(h *Hello) { h.ProtocolVersions = []int{7}; h.InstanceID = "" }, CodeUnsupportedProtocol, []string{"[7]"}},
 
@@ -67,16 +44,7 @@ func TestValidateHello(t *testing.T) {
 		{"instanceId newline", func(h *Hello) { h.InstanceID = "a\n" }, CodeInvalidHello, []string{"instanceId"}},
 		{"instanceId huge", func(h *Hello) { h.InstanceID = strings.Repeat("y", 100000) }, CodeInvalidHello, []string{"instanceId"}},
 
-		{"context empty", func(h *Hello) { h.Context = "" }, CodeInvalidHello, []string{"context", "edit, server or client"}},
-		{"context capitalised", func(h *Hello) { h.Context = "Edit" }, CodeInvalidHello, []string{`"Edit"`}},
-		{"context unknown", func(h *Hello) { h.Context = "studio" }, CodeInvalidHello, []string{`"studio"`}},
-
-		{"state lower case", func(h *Hello) { h.State = "edit" }, CodeInvalidHello, []string{"state", `"edit"`}},
-		{"state unknown", func(h *Hello) { h.State = "Stopped" }, CodeInvalidHello, []string{`"Stopped"`}},
-
-		{"placeName too long", func(h *Hello) { h.PlaceName = strings.Repeat("p", 1025) }, CodeInvalidHello, []string{"too long"}},
 		{"pluginVersion too long", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 65) }, CodeInvalidHello, []string{"too long"}},
-		{"too many capabilities", func(h *Hello) { h.Capabilities = make([]string, 65) }, CodeInvalidHello, []string{"too long"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,12 +55,8 @@ func TestValidateHello(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ValidateHello rejected %v: %s %s", h, err.Code, err.Message)
 				}
-				want := 1
-				if slices.Contains(h.ProtocolVersions, 2) {
-					want = 2
-				}
-				if v != want {
-					t.Fatalf("negotiated %d, want %d", v, want)
+				if v != PluginProtocolVersion {
+					t.Fatalf("negotiated %d, want %d", v, PluginProtocolVersion)
 				}
 				return
 			}
@@ -246,15 +210,15 @@ func TestParseContextAndState(t *testing.T) {
 
 func TestHelloString(t *testing.T) {
 	h := validHello()
-	h.PlaceName = strings.Repeat("p", 1000)
+	h.InstanceID = strings.Repeat("i", 1000) // logged before it is validated
 	s := h.String()
-	for _, want := range []string{"instance=4f1c2a9e-studio", "context=edit", "state=Edit", "plugin=0.3.1"} {
+	for _, want := range []string{"instance=iii", "plugin=0.3.1", "versions=[2]"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("String() = %q, missing %q", s, want)
 		}
 	}
 	if len(s) > 400 {
-		t.Errorf("String() is %d bytes; the place name should be clipped", len(s))
+		t.Errorf("String() is %d bytes; the instance id should be clipped", len(s))
 	}
 }
 

@@ -94,5 +94,4 @@ const (
 const (
 	CloseHeartbeatTimeout = 4000
 	CloseSlowPeer         = 4001
-	CloseReplaced         = 4002
 )

@@ -30,29 +30,19 @@ const (
 	TypeHostTransfer  = "host-transfer"
 )
 
-// Hello is the plugin's first frame on /plugin.
+// Hello is the plugin's first frame on /plugin: it opens the socket of one
+// Studio window. The window's DataModels then attach one by one (Attach).
+// Fields a plugin of an older build sent beside these are ignored.
 type Hello struct {
-	ProtocolVersions  []int    `json:"protocolVersions"`
-	PluginVersion     string   `json:"pluginVersion"`
-	InstanceID        string   `json:"instanceId"`
-	Context           Context  `json:"context"`
-	PlaceName         string   `json:"placeName"`
-	PlaceID           int64    `json:"placeId"`
-	GameID            int64    `json:"gameId"`
-	State             State    `json:"state"`
-	Capabilities      []string `json:"capabilities"`
-	PreviousSessionID string   `json:"previousSessionId,omitempty"`
-	// ResumeSecret proves the plugin owns PreviousSessionID (PROTOCOL.md
-	// 12.5); a v2 plugin sends its edit session's here for the v1 fallback.
-	ResumeSecret string `json:"resumeSecret,omitempty"`
+	ProtocolVersions []int  `json:"protocolVersions"`
+	PluginVersion    string `json:"pluginVersion"`
+	InstanceID       string `json:"instanceId"`
 }
 
-// Welcome accepts a plugin's hello (or, as ClientWelcome, a client's). A v1
-// welcome names the session (SessionID, ResumeSecret); a v2 welcome names
-// none and carries the v2 limits instead (PROTOCOL.md 12.3).
+// Welcome accepts a plugin's hello (or, as ClientWelcome, a client's) and
+// carries the limits of the socket and of its sessions (PROTOCOL.md 12.3).
 type Welcome struct {
 	ProtocolVersion      int    `json:"protocolVersion"`
-	SessionID            string `json:"sessionId,omitempty"`
 	HeartbeatIntervalMs  int    `json:"heartbeatIntervalMs"`
 	MaxFrameBytes        int    `json:"maxFrameBytes"`
 	MaxSessionFrameBytes int    `json:"maxSessionFrameBytes,omitempty"`
@@ -60,11 +50,10 @@ type Welcome struct {
 	MaxRequestBytes      int    `json:"maxRequestBytes,omitempty"`
 	ResumeGraceMs        int    `json:"resumeGraceMs,omitempty"`
 	HostVersion          string `json:"hostVersion"`
-	ResumeSecret         string `json:"resumeSecret,omitempty"`
 }
 
 // Reject refuses a hello; the sender closes the socket right after it. With
-// Ref set (v2) it refuses one attach and the socket stays open.
+// Ref set it refuses one attach and the socket stays open.
 type Reject struct {
 	Ref     string `json:"ref,omitempty"`
 	Code    Code   `json:"code"`
@@ -80,7 +69,7 @@ type Request struct {
 	SessionID string          `json:"sessionId,omitempty"`
 	TimeoutMs int64           `json:"timeoutMs,omitempty"`
 	Payload   json.RawMessage `json:"payload,omitempty"`
-	// Chunks > 0 (v2, host to plugin): the payload was sent as that many
+	// Chunks > 0 (host to plugin): the payload was sent as that many
 	// Chunk frames just before this request (PROTOCOL.md 12.11).
 	Chunks int `json:"chunks,omitempty"`
 }
@@ -105,7 +94,7 @@ type Progress struct {
 	Payload   json.RawMessage `json:"payload"`
 }
 
-// Chunk carries one piece of a large response payload (or, in v2, of a
+// Chunk carries one piece of a large response payload (or, to a plugin, of a
 // large request payload from the host).
 type Chunk struct {
 	SessionID string `json:"sessionId,omitempty"`
@@ -129,7 +118,7 @@ type Event struct {
 	Payload   json.RawMessage `json:"payload,omitempty"`
 }
 
-// Ping is a heartbeat; the receiver answers with Pong. With SessionID (v2)
+// Ping is a heartbeat; the receiver answers with Pong. With SessionID (on /plugin)
 // it checks one session rather than the socket.
 type Ping struct {
 	SessionID string `json:"sessionId,omitempty"`

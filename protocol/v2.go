@@ -7,13 +7,15 @@ import (
 	"time"
 )
 
-// Plugin protocol version 2 (PROTOCOL.md section 12): one socket per Studio
-// window carrying one session per DataModel. The plugin endpoint is versioned
-// apart from the client endpoint (Version, SupportedVersions).
+// The plugin protocol (PROTOCOL.md section 12), version 2: one socket per
+// Studio window carrying one session per DataModel. The plugin endpoint is
+// versioned apart from the client endpoint (Version, SupportedVersions).
+// Version 1, one socket per DataModel, was never released; a plugin that
+// offers only it is rejected (ValidateHello).
 const (
-	// PluginProtocolVersion is the newest plugin protocol version.
+	// PluginProtocolVersion is the plugin protocol version.
 	PluginProtocolVersion = 2
-	// MaxSessionsPerSocket bounds the sessions one v2 socket carries.
+	// MaxSessionsPerSocket bounds the sessions one socket carries.
 	MaxSessionsPerSocket = 16
 	// RelayEnvelopeBytes is reserved in every session frame for the
 	// envelope the edit DataModel's relay wraps it in.
@@ -34,14 +36,14 @@ const (
 
 // PluginSupportedVersions lists the plugin protocol versions the host
 // accepts on /plugin, newest first.
-var PluginSupportedVersions = []int{2, 1}
+var PluginSupportedVersions = []int{PluginProtocolVersion}
 
-// NegotiatePlugin picks the newest plugin protocol version both sides speak.
+// NegotiatePlugin picks the plugin protocol version both sides speak.
 func NegotiatePlugin(offered []int) (int, bool) {
 	return newestCommon(PluginSupportedVersions, offered)
 }
 
-// Message type names added by plugin protocol v2.
+// Message type names of the plugin's session frames.
 const (
 	TypeAttach   = "attach"
 	TypeAttached = "attached"
@@ -50,7 +52,7 @@ const (
 	TypeReplaced = "replaced"
 )
 
-// Codes of a per-session reject (v2).
+// Codes of a per-session reject.
 const (
 	// CodeInvalidAttach: an attach had a missing, malformed or oversized
 	// field, or named another window than its socket's hello.
@@ -59,7 +61,7 @@ const (
 	CodeTooManySessions Code = "TOO_MANY_SESSIONS"
 )
 
-// Attach registers one DataModel as a session on a v2 socket.
+// Attach registers one DataModel as a session on the window's socket.
 type Attach struct {
 	Ref               string   `json:"ref"`
 	InstanceID        string   `json:"instanceId"`
@@ -99,10 +101,9 @@ type Ack struct {
 }
 
 // Replaced tells a connection that another one, holding the session's
-// resume secret, now carries the session. In v1 it has no SessionID and a
-// 4002 close follows.
+// resume secret, now carries the session.
 type Replaced struct {
-	SessionID string `json:"sessionId,omitempty"`
+	SessionID string `json:"sessionId"`
 	Reason    string `json:"reason"`
 }
 

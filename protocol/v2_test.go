@@ -14,9 +14,9 @@ func TestNegotiatePlugin(t *testing.T) {
 	}{
 		{[]int{2, 1}, 2, true},
 		{[]int{1, 2}, 2, true},
-		{[]int{1}, 1, true},
+		{[]int{1}, 0, false},
 		{[]int{2}, 2, true},
-		{[]int{3, 1}, 1, true},
+		{[]int{3, 1}, 0, false},
 		{[]int{3}, 0, false},
 		{nil, 0, false},
 	}

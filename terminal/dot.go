@@ -82,14 +82,17 @@ func (r *repl) runFile(rest []string) {
 // runRegistry runs a registry command named by a dot-command.
 func (r *repl) runRegistry(name string, words []string) {
 	d := commands.Lookup(name)
+	if g := commands.GroupIn(commands.All, name); d == nil && g != nil && len(words) > 0 {
+		d, name, words = commands.Lookup(name+" "+words[0]), name+" "+words[0], words[1:]
+	}
 	if d == nil || d.LongRunning || d.Hidden {
 		r.failures++
 		r.say("Unknown command .%s; .help lists them.", name)
 		return
 	}
 	args, err := dotArgs(d, words)
-	if err == nil && d.PrepareCLI != nil {
-		err = d.PrepareCLI(args, strings.NewReader(""))
+	if err == nil {
+		err = d.Prepare(args, strings.NewReader(""))
 	}
 	if err != nil {
 		r.printError(err)

@@ -82,10 +82,7 @@ func dotArgs(d *commands.Definition, words []string) (any, error) {
 			return nil, err
 		}
 	}
-	if err := d.Validate(bind.Args); err != nil {
-		return nil, err
-	}
-	return bind.Args, nil
+	return bind.Args, nil // Invoke validates it
 }
 
 func findFlag(fields []commands.Arg, name string) (commands.Arg, bool, bool) {

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -44,9 +45,18 @@ func TestDotArgs(t *testing.T) {
 	if tt := ta.(*commands.TestArgs); !reflect.DeepEqual(tt.Paths, []string{"src", "tests/a,b", "more"}) || tt.JUnit != "out.xml" {
 		t.Fatalf("%+v", tt)
 	}
-	for _, bad := range [][]string{{"--nope"}, {"1", "2"}, {"--count"}, {"--levels", "Loud"}, {"ten"}} {
+	for _, bad := range [][]string{{"--nope"}, {"1", "2"}, {"--count"}, {"ten"}} {
 		if _, err := dotArgs(commands.Logs, bad); err == nil {
 			t.Errorf("%q must fail", bad)
 		}
+	}
+	// Values the words carry are checked by commands.Invoke, as on
+	// every surface.
+	a, err = dotArgs(commands.Logs, []string{"--levels", "Loud"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := commands.Invoke(context.Background(), commands.Request{Command: commands.Logs, Args: a}); o.Kind != commands.Usage {
+		t.Errorf("--levels Loud: %v %v, want a usage error", o.Kind, o.Err)
 	}
 }

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
-	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
 // say tells the person something: a notice, not a result.
@@ -48,21 +46,26 @@ func (r *repl) printLine(l commands.Line, data bool) {
 	fmt.Fprintln(w, text)
 }
 
-func (r *repl) printError(err error) {
-	if protocol.CodeOf(err) == protocol.CodeCancelled {
+// printError prints an error that did not come from Invoke (a bad
+// dot-command line, a file that cannot be read) as Invoke's would be.
+func (r *repl) printError(err error) { r.printOutcome(commands.Classify(err)) }
+
+// printOutcome is the terminal's rendering of a failed invocation: the
+// error in red, a hint under it, and the sessions to choose from.
+func (r *repl) printOutcome(o commands.Outcome) {
+	if o.Kind == commands.Cancelled {
 		r.printColoured("33", "cancelled")
 		return
 	}
-	r.printFailure(err.Error())
-	if hint := commands.Hint(err); hint != "" {
-		r.say("  %s", hint)
+	r.printFailure(o.Err.Error())
+	if o.Detail != "" {
+		r.say("  %s", o.Detail)
 	}
-	var re *bridge.ResolveError
 	var ce sessionChoiceError
 	switch {
-	case errors.As(err, &re) && len(re.Sessions) > 0:
-		fmt.Fprint(r.msg, commands.RenderSessions(re.Sessions, time.Now(), r.aligned))
-	case errors.As(err, &ce):
+	case len(o.Sessions) > 0:
+		fmt.Fprint(r.msg, commands.RenderSessions(o.Sessions, time.Now(), r.aligned))
+	case errors.As(o.Err, &ce):
 		fmt.Fprint(r.msg, commands.RenderSessions(ce.sessions, time.Now(), r.aligned))
 	}
 }

@@ -13,7 +13,7 @@ func (r *repl) exec(src string) {
 }
 
 // runCommand runs a registry command against the attached session and
-// prints its result inline. A call to a session the bridge no longer knows
+// prints its outcome inline. A call to a session the bridge no longer knows
 // reattaches (see reattach) and runs once more.
 func (r *repl) runCommand(d *commands.Definition, args any) {
 	if d.NeedsSession && !r.attached {
@@ -23,28 +23,29 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 	}
 	ctx, done := r.running()
 	defer done()
-	timeout := d.Timeout
-	if r.timeout > 0 {
-		timeout = r.timeout
+	invoke := func() commands.Outcome {
+		req := commands.Request{Command: d, Args: args, Env: commands.Env{Bridge: r.conn, Timeout: r.timeout, Log: r.log, Aligned: r.aligned,
+			Stdout: r.out, Stderr: r.msg, Output: func(l commands.Line) { r.printLine(l, d.DataLines) }}}
+		if d.NeedsSession {
+			s := r.session
+			req.Session = &s
+		}
+		return commands.Invoke(ctx, req)
 	}
-	call := func() (*commands.Result, error) {
-		env := &commands.Env{Command: d, Bridge: r.conn, Session: r.session, Timeout: timeout, Log: r.log, Aligned: r.aligned,
-			Stdout: r.out, Stderr: r.msg, Output: func(l commands.Line) { r.printLine(l, d.DataLines) }}
-		return d.Run(ctx, env, args)
-	}
-	res, err := call()
-	if err != nil && d.NeedsSession && protocol.CodeOf(err) == protocol.CodeSessionNotFound && ctx.Err() == nil {
+	o := invoke()
+	if o.Code == protocol.CodeSessionNotFound && d.NeedsSession && ctx.Err() == nil {
 		// The host no longer knows the session, so the request reached no
 		// plugin and running it again is safe.
 		if !r.reattach(ctx) {
 			return
 		}
-		res, err = call()
+		o = invoke()
 	}
-	if err != nil {
-		r.printError(err)
+	if o.Kind != commands.Done {
+		r.printOutcome(o)
 		return
 	}
+	res := o.Result
 	if res == nil {
 		// The command printed as it went (logs --follow) and has ended.
 		if ctx.Err() != nil && r.ctx.Err() == nil {

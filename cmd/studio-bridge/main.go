@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,12 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/authtoken"
-	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/cli"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/plugin"
-	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -71,46 +67,34 @@ func oneShot(args []string) bool {
 	return true
 }
 
-// exitCode maps an error to the documented exit codes.
+// exitCodes are the CLI's rendering of an outcome's kind.
+var exitCodes = map[commands.Kind]int{
+	commands.Done:        exitOK,
+	commands.Usage:       exitUsage,
+	commands.NoSession:   exitNoSession,
+	commands.Ambiguous:   exitNoSession,
+	commands.Unavailable: exitNoSession,
+	commands.TimedOut:    exitTimeout,
+	commands.Cancelled:   exitInterrupted,
+	commands.Failed:      exitFailure,
+}
+
+// exitCode maps an error to the documented exit codes, by the kind
+// commands.Classify gives it (a cli.Failure, a script error, is Failed).
 func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var ue commands.UsageError
-	var re *bridge.ResolveError
-	var pe *bridge.PortInUseError
-	switch {
-	case errors.As(err, &ue):
-		return exitUsage
-	case errors.As(err, new(cli.Failure)):
-		return exitFailure
-	case errors.As(err, &re), errors.As(err, &pe), errors.As(err, new(*authtoken.NoConfigDirError)):
-		return exitNoSession
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	}
-	switch protocol.CodeOf(err) {
-	case protocol.CodeSessionNotFound, protocol.CodeSessionDisconnected, protocol.CodeUnknownOutcome,
-		protocol.CodeHostUnavailable, protocol.CodeShuttingDown, protocol.CodeUnauthorized:
-		return exitNoSession
-	case protocol.CodeTimeout:
-		return exitTimeout
-	case protocol.CodeCancelled:
-		return exitInterrupted
-	}
-	return exitFailure
+	return exitCodes[commands.Classify(err).Kind]
 }
 
 // printError reports err for people: the error, a hint at what to do, and
 // for an ambiguous target the sessions to choose from.
 func printError(w io.Writer, err error) {
+	o := commands.Classify(err)
 	fmt.Fprintf(w, "studio-bridge: %v\n", err)
-	if hint := commands.Hint(err); hint != "" {
-		fmt.Fprintf(w, "  %s\n", hint)
+	if o.Detail != "" {
+		fmt.Fprintf(w, "  %s\n", o.Detail)
 	}
-	var re *bridge.ResolveError
-	if errors.As(err, &re) && len(re.Sessions) > 0 {
-		fmt.Fprint(w, "\n"+commands.RenderSessions(re.Sessions, time.Now(), cli.IsTerminal(w)))
+	if o.Resolve != 0 && len(o.Sessions) > 0 {
+		fmt.Fprint(w, "\n"+commands.RenderSessions(o.Sessions, time.Now(), cli.IsTerminal(w)))
 		fmt.Fprintln(w, "\nPick one with --session <SESSION>, or --context edit|server|client within one Studio instance.")
 	}
 }

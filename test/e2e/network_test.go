@@ -514,22 +514,21 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// assertReRegistered waits until every plugin has been welcomed a second
-// time (the host lists a session as soon as it queues the welcome) and
-// checks each kept its session id.
+// assertReRegistered waits until every plugin's session has been attached
+// a second time (the host lists a session as soon as it queues the
+// attached) and checks each kept its session id, on its second socket.
 func assertReRegistered(t *testing.T, ps []*plugin) {
 	t.Helper()
-	kit.WaitFor(t, 5*time.Second, "every plugin to be welcomed again", func() bool {
-		for _, pl := range ps {
-			if pl.Connects() < 2 {
-				return false
-			}
-		}
-		return true
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for _, pl := range ps {
-		if pl.SessionID() != pl.id || pl.Connects() != 2 {
-			t.Errorf("%s: session %s → %s after %d connects", pl.name, pl.id, pl.SessionID(), pl.Connects())
+		if _, err := pl.WaitAttached(ctx, 2); err != nil {
+			t.Fatalf("%s: %v", pl.name, err)
+		}
+	}
+	for _, pl := range ps {
+		if pl.SessionID() != pl.id || pl.Sockets() != 2 {
+			t.Errorf("%s: session %s → %s after %d sockets", pl.name, pl.id, pl.SessionID(), pl.Sockets())
 		}
 	}
 }

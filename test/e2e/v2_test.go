@@ -22,9 +22,9 @@ import (
 
 // startWindow runs a fake v2 Studio window with edit and server sessions over
 // one socket and returns it with its session ids.
-func startWindow(t *testing.T, port int, edit fakeplugin.Handler) (*fakeplugin.Window, map[protocol.Context]string) {
+func startWindow(t *testing.T, port int, edit fakeplugin.Handler) (*fakeplugin.Plugin, map[protocol.Context]string) {
 	t.Helper()
-	return kit.Window(t, fakeplugin.WindowConfig{
+	return kit.Window(t, fakeplugin.Config{
 		Port: port, InstanceID: "W2", PluginVersion: "0.1.0-dev", RetryDelays: fakeRetry,
 		Sessions: []fakeplugin.SessionConfig{
 			{Context: protocol.ContextEdit, PlaceName: "Place W2", Capabilities: []string{"exec"}, Handler: edit},

@@ -6,6 +6,7 @@ package emulator_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,16 +52,22 @@ func mcpCall(t *testing.T, cs *sdk.ClientSession, name string, args map[string]a
 	return out, res.IsError
 }
 
-// mcpRefused calls a tool that must be refused before it runs (invalid
-// input, a tool the server does not offer): a protocol error, not a tool
-// result. It returns the error's text; a call that is answered fails the
-// test.
+// mcpRefused calls a tool that must be refused before it runs: a tool the
+// server does not offer (a protocol error), or invalid input (a tool error
+// "Invalid input: …", as MCP 2025-11-25 asks, so the model reads it). It
+// returns the error's text; a call that is answered fails the test.
 func mcpRefused(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args}); err != nil {
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
 		return err.Error()
+	}
+	if res.IsError && len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*sdk.TextContent); ok && strings.Contains(tc.Text, `"error":"Invalid input: `) {
+			return tc.Text
+		}
 	}
 	t.Errorf("%s %v was answered; want it refused", name, args)
 	return ""

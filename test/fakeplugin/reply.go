@@ -23,7 +23,9 @@ type Reply struct {
 	ChunkSize int
 	// Stall never answers.
 	Stall bool
-	// Drop closes the socket instead of answering (after any Progress).
+	// Drop closes the socket instead of answering (after any Progress),
+	// and the work is lost: a plugin that comes back answers the host's
+	// wait for it UNKNOWN_OUTCOME.
 	Drop bool
 	// Raw, when set, is written as one text frame instead of a response:
 	// garbage, a frame of the wrong shape, or one over the host's limit.
@@ -31,7 +33,8 @@ type Reply struct {
 	Raw []byte
 }
 
-// Oversize is a response frame for request id with a payload of n bytes.
+// Oversize is a response frame for request id with a payload of n bytes:
+// over the host's frame limit, its content never matters.
 func Oversize(id string, n int) []byte {
 	head := `{"type":"response","id":"` + id + `","ok":true,"payload":"`
 	return []byte(head + strings.Repeat("x", max(0, n-len(head)-2)) + `"}`)
@@ -49,8 +52,7 @@ func reply(h Handler, req protocol.Request) Reply {
 	return h(req.Action, req.Payload)
 }
 
-// progress is r's progress frames for request id of session sid ("" on a
-// v1 socket, where the socket is the session).
+// progress is r's progress frames for request id of session sid.
 func (r Reply) progress(sid, id string) []protocol.Message {
 	frames := make([]protocol.Message, 0, len(r.Progress))
 	for _, prog := range r.Progress {

@@ -12,7 +12,7 @@ import (
 // errNotConnected is what sending without a live socket returns.
 var errNotConnected = errors.New("fake plugin: not connected")
 
-// runner is what both fakes run on: their connection loop in the
+// runner is what the fake runs on: its connection loop in the
 // background, a context Close cancels, and the lock that lets one writer at
 // a time use the socket.
 type runner struct {

@@ -25,8 +25,9 @@
 //     and time (Run, and RunEnv off the test's goroutine);
 //   - the fake Studio executable that `launch` starts, stopped at cleanup
 //     (StudioScript), and trees of fixture files (Files);
-//   - fake plugins, waiting for the host's welcome (Plugin, Fleet) or not
-//     (StartPlugin, FakeStudio), a fake protocol-v2 window (Window), polling
+//   - fake plugins (Studio windows), waiting until their sessions are
+//     attached (Plugin, Window for several DataModels, Fleet) or not
+//     (StartPlugin, FakeStudio), polling
 //     (WaitFor) and the host's /health (Health, WaitHealth);
 //   - waiting for one value on a channel (Recv);
 //   - a stranger holding a port (Stranger, ServeHTTP) and raw posts to an

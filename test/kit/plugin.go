@@ -15,9 +15,10 @@ import (
 // not the real plugin's 2 s search, so that tests wait for nothing.
 var FastRetry = []time.Duration{50 * time.Millisecond}
 
-// Plugin starts a fake Studio plugin and waits (at most 10 s) for the host's
-// welcome, returning the plugin and its session id. Without RetryDelays it
-// retries on FastRetry. Cleanup closes it.
+// Plugin starts a fake Studio plugin (one window, fakeplugin.Start) and
+// waits (at most 10 s) until its first session is attached, returning the
+// plugin and that session's id. Without RetryDelays it retries on
+// FastRetry. Cleanup closes it.
 func Plugin(tb testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, string) {
 	tb.Helper()
 	p := StartPlugin(tb, cfg)
@@ -52,10 +53,10 @@ func FakeStudio(tb testing.TB, port int) *fakeplugin.Plugin {
 	return StartPlugin(tb, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: fakeplugin.Studio})
 }
 
-// Fleet starts n fake plugins on port at once, each its own Studio instance
-// ("studio-0000", …) with its own place, answering with h and retrying on
-// retry. With wait it waits (at most 60 s) for every welcome. Cleanup closes
-// them all, concurrently.
+// Fleet starts n fake plugins on port at once, each its own Studio window
+// ("studio-0000", …) with one edit session of its own place, answering with
+// h and retrying on retry. With wait it waits (at most 60 s) for every
+// session. Cleanup closes them all, concurrently.
 func Fleet(tb testing.TB, port, n int, h fakeplugin.Handler, retry []time.Duration, wait bool) []*fakeplugin.Plugin {
 	tb.Helper()
 	plugins := make([]*fakeplugin.Plugin, n)
@@ -77,7 +78,7 @@ func Fleet(tb testing.TB, port, n int, h fakeplugin.Handler, retry []time.Durati
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		for _, p := range plugins {
-			if _, err := p.WaitWelcome(ctx); err != nil {
+			if _, err := p.WaitAttached(ctx, 1); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -85,22 +86,18 @@ func Fleet(tb testing.TB, port, n int, h fakeplugin.Handler, retry []time.Durati
 	return plugins
 }
 
-// Window starts a fake protocol-v2 Studio window (fakeplugin.StartWindow)
-// and waits (at most 10 s) until its sessions are attached, returning it
-// with their ids. Without RetryDelays it retries on FastRetry. Cleanup
+// Window starts a fake Studio plugin of several DataModels (cfg.Sessions)
+// and waits (at most 10 s) until all are attached, returning it with their
+// ids by context. Without RetryDelays it retries on FastRetry. Cleanup
 // closes it.
-func Window(tb testing.TB, cfg fakeplugin.WindowConfig) (*fakeplugin.Window, map[protocol.Context]string) {
+func Window(tb testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, map[protocol.Context]string) {
 	tb.Helper()
-	if cfg.RetryDelays == nil {
-		cfg.RetryDelays = FastRetry
-	}
-	w := fakeplugin.StartWindow(cfg)
-	tb.Cleanup(w.Close)
+	p := StartPlugin(tb, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ids, err := w.WaitAttached(ctx, 1)
+	ids, err := p.WaitAttached(ctx, 1)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return w, ids
+	return p, ids
 }

@@ -203,8 +203,10 @@ try {
         (err) => err.code === -32602 && err.message.includes("Unknown tool: studio_nope"),
       );
     });
-    await check("invalid input is JSON-RPC -32602", async () => {
-      await assert.rejects(client.callTool({ name: "studio_logs", arguments: { count: "ten" } }), (err) => err.code === -32602);
+    await check("invalid input is a tool error the model reads (SEP-1303)", async () => {
+      const r = await client.callTool({ name: "studio_logs", arguments: { count: "ten" } });
+      assert.equal(r.isError, true);
+      assert.match(JSON.parse(r.content[0].text).error, /^Invalid input: count must be a whole number/);
     });
     await check("the sessions resource", async () => {
       const { resources } = await client.listResources();

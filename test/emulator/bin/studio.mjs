@@ -33,7 +33,8 @@ options:
   --fault <spec>        inject a fault (repeatable): drop:<action>[:always],
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
-                        image-budget, settings-nil:<rate>[:<key>], http-denied
+                        image-budget, settings-nil:<rate>[:<key>], http-denied,
+                        pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
   --stream-lifetime <s> seconds after which "Studio" drops each stream
@@ -54,6 +55,8 @@ stdin commands (one per line):
   play | run | stop | pause | resume
                                    change the run mode
   undo | redo                      Ctrl+Z / Ctrl+Y in the edit DataModel
+  reload [edit|server|client]      Studio reloads the plugin in that DataModel
+                                   (default edit): Unloading, then a new copy
   print <text> | warn <text> | error <text> | info <text>
                                    emit an Output line in every DataModel
   click <buttonId>                 click a plugin toolbar button
@@ -209,6 +212,9 @@ rl.on('line', async (line) => {
       case 'undo':
       case 'redo':
         process.stderr.write(`emulator: ${cmd} ${await window.history(cmd)}\n`)
+        break
+      case 'reload':
+        await window.reloadPlugin(arg || 'edit')
         break
       case 'pause':
         await window.setRunState('Paused')

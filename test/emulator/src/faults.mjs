@@ -22,6 +22,15 @@
 //   http-denied                the user denied the plugin's HTTP permission
 //                              prompt: every RequestAsync and
 //                              CreateWebStreamClient fails
+//   pc-drop-unbound            a PluginConnection message that arrives while
+//                              the plugin has no callback bound is dropped,
+//                              not buffered (the reference says it is
+//                              buffered until the first bind)
+//   pc-bind-fail[:<ctx>[:<n>]] the next n (default 1) PluginConnection
+//                              BindToMessage calls in DataModel <ctx> (edit,
+//                              server, client; default any) raise, as when an
+//                              earlier copy of the plugin left its binding
+//                              behind
 //
 // "*" as <action> matches every action.
 
@@ -61,8 +70,21 @@ export function parseFault(spec) {
     case 'http-denied':
       if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
       return { kind }
+    case 'pc-drop-unbound':
+      if (parts.length > 1) throw new Error(`fault ${spec}: pc-drop-unbound takes no argument`)
+      return { kind }
+    case 'pc-bind-fail': {
+      const context = parts[1] || undefined
+      const n = parts[2] === undefined ? 1 : Number(parts[2])
+      if ((context !== undefined && !['edit', 'server', 'client'].includes(context)) || !(Number.isInteger(n) && n > 0)) {
+        throw new Error(`fault ${spec}: want pc-bind-fail[:<edit|server|client>[:<n>]]`)
+      }
+      return { kind, context, remaining: n }
+    }
     default:
-      throw new Error(`unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil or http-denied`)
+      throw new Error(
+        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, http-denied, pc-drop-unbound or pc-bind-fail`,
+      )
   }
 }
 
@@ -127,9 +149,18 @@ export class Faults {
     return this.list.some((x) => x.kind === 'settings-nil' && (x.key === undefined || x.key === key) && Math.random() < x.rate)
   }
 
-  value(name) {
+  // A fault's value as the runtime asks for it (host.fault); pc-bind-fail
+  // is used up by asking.
+  value(name, context) {
     if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
     if (name === 'image-budget') return this.has('image-budget') || undefined
+    if (name === 'pc-drop-unbound') return this.has('pc-drop-unbound') || undefined
+    if (name === 'pc-bind-fail') {
+      const f = this.list.find((x) => x.kind === 'pc-bind-fail' && x.remaining > 0 && (x.context === undefined || x.context === context))
+      if (!f) return undefined
+      f.remaining -= 1
+      return true
+    }
     return undefined
   }
 

@@ -189,7 +189,7 @@ export class DataModel {
       pcsSend: (ctx, targetId, message) => w.pcsSend(this, targetId, message),
       settingsGet: (key) => w.getSetting(key),
       settingsSet: (key, json) => w.setSetting(key, json),
-      fault: (ctx, name) => w.faults.value(name),
+      fault: (ctx, name) => w.faults.value(name, this.context),
       ui: (ctx, kind, id, state) => w.onUi(this.context, kind, id, state),
       testStart: (mode, argsJson) => w.studioTest.start(mode, argsJson),
       testEnd: (valueJson) => w.studioTest.end(valueJson),

@@ -268,6 +268,14 @@ export class Window {
     return edit.command(which)
   }
 
+  // Studio reloads the plugin in one DataModel: Unloading for the running
+  // copy, then a new copy starts (runtime/boot.luau, "reload").
+  async reloadPlugin(context = 'edit') {
+    const dm = this.models.get(context)
+    if (!dm) throw new Error(`no ${context} DataModel to reload the plugin in`)
+    await dm.command('reload')
+  }
+
   async setRunState(state) {
     for (const c of ['server', 'client']) {
       const dm = this.models.get(c)

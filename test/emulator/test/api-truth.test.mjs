@@ -103,10 +103,9 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
   let window
 
   before(async () => {
-    // the MiniHost speaks plugin protocol v1: each DataModel its own socket,
-    // so the client is let reach localhost (which Studio's cannot)
+    // the server and client sessions are relayed over the edit socket
     ;({ host, window } = await startWindow(
-      (port) => ({ window: new Window({ port, quiet: true, faults: [], clientLocalhost: true }) }),
+      (port) => ({ window: new Window({ port, quiet: true, faults: [] }) }),
       { contexts: ['edit', 'server', 'client'] },
     ))
     for (const context of ['edit', 'server', 'client']) {

@@ -46,7 +46,6 @@ describe('Play DataModels learn their window over PluginConnectionService', () =
     await startWindow(['edit', 'server', 'client'], {
       port,
       instance: 'PCS-WINDOW',
-      clientLocalhost: true, // the MiniHost speaks v1: each DataModel its own socket
       faults: ['settings-nil:1:StudioBridgeWindows'],
     })
     await until(() => live(host).length === 3, 15000)
@@ -188,7 +187,7 @@ describe('long work lets heartbeats through', () => {
 describe('screenshots in Play at 1920x1080', () => {
   test('the client returns the viewport downscaled to 1024x576; the edit DataModel says it does not render', async () => {
     const { host, port } = await startHost()
-    await startWindow(['edit', 'server', 'client'], { port, clientLocalhost: true }) // the MiniHost speaks v1
+    await startWindow(['edit', 'server', 'client'], { port }) // server and client relayed over the edit socket
     await until(() => live(host).length === 3, 15000)
     const client = await host.call(await host.sessionFor('client'), 'screenshot')
     assert.equal(client.ok, true, JSON.stringify(client.error))

@@ -23,12 +23,11 @@ function newWindow(port, extra = {}) {
 }
 
 // A MiniHost and one window in Play mode (edit, server and client), once all
-// three DataModels have registered. The MiniHost speaks plugin protocol
-// version 1, where each DataModel opens its own socket, so the client
-// DataModel is let reach localhost (--client-localhost), which Studio's
-// does not.
+// three DataModels have registered: the server and client sessions travel
+// over the edit DataModel's socket (the relay), as in Studio, whose client
+// cannot reach localhost.
 function startPlayWindow(extra) {
-  return startWindow((port) => newWindow(port, { clientLocalhost: true, ...extra }), {
+  return startWindow((port) => newWindow(port, extra), {
     contexts: ['edit', 'server', 'client'],
     waitMs: 8000,
   })
@@ -160,9 +159,11 @@ describe('edit window against a protocol-level host', () => {
     await host.close()
   })
 
-  test('hello describes the session (a v2 hello, valid as v1: the MiniHost answers v1 and the plugin falls back)', () => {
+  test('the socket\'s hello offers version 2 only; the attach describes the session', () => {
+    assert.deepEqual(session.socket.hello, { type: 'hello', protocolVersions: [2], pluginVersion: '0.1.0', instanceId: 'WIN-1' })
     const h = session.hello
-    assert.deepEqual(h.protocolVersions, [2, 1])
+    assert.equal(h.type, 'attach')
+    assert.equal(h.ref, 'self')
     assert.equal(h.instanceId, 'WIN-1')
     assert.equal(h.context, 'edit')
     assert.equal(h.state, 'Edit')
@@ -812,26 +813,86 @@ describe('Play mode: three DataModels, one window', () => {
   })
 })
 
+// Studio reloads the plugin (an update, or the user's reload) while Play
+// runs: the old copy's PluginConnection bindings must go on Unloading, or
+// the new copy cannot bind (one callback per plugin, engine reference).
+describe('a plugin reload in the edit DataModel during Play', () => {
+  const live = (host, context, notOn) => host.sessions.find((x) => !x.closed && x.hello.context === context && x.socket !== notOn)
+
+  test('the new copy binds again and the relay carries the same server and client sessions', async () => {
+    const { host, window, output, stop } = await startPlayWindow({ instance: 'WIN-RELOAD' })
+    const server = await host.sessionFor('server')
+    const client = await host.sessionFor('client')
+    await window.reloadPlugin('edit')
+    const movedServer = await until(() => live(host, 'server', server.socket), 20000)
+    const movedClient = await until(() => live(host, 'client', client.socket), 20000)
+    assert.equal(movedServer.sessionId, server.sessionId, 'the server session keeps its id')
+    // the client is registered again over the new socket too (its id is not
+    // always kept yet: see the plugin README's known limitations)
+    assert.equal(movedServer.socket, live(host, 'edit', server.socket).socket, 'relayed over the new edit socket')
+    assert.equal(movedClient.socket, movedServer.socket)
+    assert.deepEqual((await host.call(movedServer, 'exec', { script: 'return 1' })).payload.returnValues, [1])
+    assert.deepEqual((await host.call(movedClient, 'state')).payload.state, 'Play')
+    assert.deepEqual(output.filter((o) => o.message.includes('could not listen')), [])
+    await stop()
+  })
+
+  test('one bind that fails costs that connection only: warned once, and the next Play is relayed', async () => {
+    const { host, window, output, stop } = await startPlayWindow({ instance: 'WIN-BINDFAIL' })
+    const client = await host.sessionFor('client')
+    window.faults.add('pc-bind-fail:edit') // the reloaded copy's first bind fails
+    await window.reloadPlugin('edit')
+    await until(() => output.some((o) => o.type === 'MessageWarning' && o.message.includes('could not listen to a Play DataModel')), 20000)
+    // the other connection was bound all the same
+    await until(() => live(host, 'client', client.socket), 20000)
+    await window.stopPlay()
+    await until(() => host.sessions.filter((x) => !x.closed).length === 1, 20000)
+    await window.play()
+    // a client cannot reach localhost: it registers only through the relay
+    const next = await until(() => host.sessions.find((x) => !x.closed && x.hello.context === 'client' && x.sessionId !== client.sessionId), 20000)
+    assert.equal(next.socket, live(host, 'edit').socket)
+    assert.equal(output.filter((o) => o.message.includes('could not listen')).length, 1)
+    await stop()
+  })
+})
+
 describe('a host that rejects the plugin', () => {
-  test('the reject message is shown once, prefixed, and the plugin keeps quiet', async () => {
-    const host = new MiniHost({ reject: { code: 'UNSUPPORTED_PROTOCOL', message: 'speak v2 please' } })
+  test('the reject message is warned once, prefixed, and the plugin keeps quiet', async () => {
+    const host = new MiniHost({ reject: { code: 'UNSUPPORTED_PROTOCOL', message: 'run studio-bridge install-plugin' } })
     const port = await host.listen()
     const { window, output } = newWindow(port)
     await window.start(['edit'])
     await until(() => host.hellos.length >= 1, 5000)
     await new Promise((r) => setTimeout(r, 500))
-    const shown = output.filter((o) => o.message.includes('speak v2 please'))
-    assert.equal(shown.length, 1)
-    assert.equal(shown[0].message, '[StudioBridge] studio-bridge refused this plugin: speak v2 please')
+    const shown = output.filter((o) => o.message.includes('run studio-bridge install-plugin'))
+    assert.deepEqual(shown, [{ context: 'edit', type: 'MessageWarning', message: '[StudioBridge] studio-bridge refused this plugin: run studio-bridge install-plugin' }])
     assert.equal(host.hellos.length, 1, 'no immediate retry after a reject')
     // the same host stays: the plugin does not ask again
     await new Promise((r) => setTimeout(r, 5500))
     assert.equal(host.hellos.length, 1, 'no retry while the rejecting host is unchanged')
+    assert.equal(output.filter((o) => o.message.includes('refused this plugin')).length, 1, 'warned once')
     // a different host version (an upgraded host) is tried again
     host.reject = null
     host.health.version = '0.0.2-upgraded'
     await host.waitSession(8000)
     assert.equal(host.hellos.length, 2)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('a host that answers with another protocol version is refused, naming install-plugin', async () => {
+    const host = new MiniHost({ welcome: { protocolVersion: 1, sessionId: 'v1-session' } })
+    const port = await host.listen()
+    const { window, output } = newWindow(port)
+    await window.start(['edit'])
+    await until(() => output.some((o) => o.type === 'MessageWarning' && o.message.includes('refused this plugin')), 5000)
+    const shown = output.filter((o) => o.message.includes('refused this plugin'))
+    assert.equal(shown.length, 1)
+    assert.match(shown[0].message, /answered with plugin protocol version 1, but this plugin speaks only version 2; install the plugin that matches your studio-bridge with `studio-bridge install-plugin`/)
+    // nothing of a session was sent on that socket, and the plugin does not ask again
+    await new Promise((r) => setTimeout(r, 1000))
+    assert.deepEqual(host.sockets.flatMap((s) => s.frames.map((f) => f.type)), ['hello'])
+    assert.equal(host.hellos.length, 1)
     await window.shutdown()
     await host.close()
   })

@@ -101,6 +101,45 @@ describe('PluginConnectionService between the edit DataModel and its test DataMo
     assert.match(await ev('edit', 'return pcall(function() shared.conn:SendMessage("late") end)'), /connection is closed/)
   })
 
+  // engine reference, PluginConnection:BindToMessage: messages received
+  // before the bind are buffered and delivered when it comes; each plugin
+  // may bind only one callback at a time
+  test('one BindToMessage per plugin at a time; messages before the bind are buffered', async () => {
+    const { ev } = await open(['edit', 'server'])
+    const svc = 'game:GetService("PluginConnectionService")'
+    const conn = (side) => `${svc}:GetPluginConnectionsOfType(Enum.PluginConnectionTargetType.${side})[1]`
+    await until(async () => (await ev('server', `return ${conn('Edit')} ~= nil`)) === 'true\ttrue', 3000)
+    await until(async () => (await ev('edit', `return ${conn('Test')} ~= nil`)) === 'true\ttrue', 3000)
+    await ev('server', `local c = ${conn('Edit')} c:SendMessage("early1") c:SendMessage("early2")`)
+    await ev('edit', `shared.got = {} shared.b1 = ${conn('Test')}:BindToMessage(function(m) table.insert(shared.got, m) end)`)
+    await ev('server', `${conn('Edit')}:SendMessage("late")`)
+    await until(async () => (await ev('edit', 'return table.concat(shared.got, ",")')) === 'true\tearly1,early2,late', 3000)
+    assert.match(
+      await ev('edit', `return pcall(function() ${conn('Test')}:BindToMessage(function() end) end)`),
+      /^true\tfalse\t.*each plugin may bind only one at a time/,
+    )
+    // once the first binding is disconnected another may bind
+    assert.equal(await ev('edit', `shared.b1:Disconnect() shared.b2 = ${conn('Test')}:BindToMessage(function(m) table.insert(shared.got, "b2:" .. m) end) return shared.b2.Connected`), 'true\ttrue')
+    await ev('server', `${conn('Edit')}:SendMessage("again")`)
+    await until(async () => (await ev('edit', 'return shared.got[#shared.got]')) === 'true\tb2:again', 3000)
+  })
+
+  test('faults: pc-drop-unbound drops unbound messages; pc-bind-fail refuses a bind', async () => {
+    assert.throws(() => parseFault('pc-bind-fail:player'), /want pc-bind-fail/)
+    assert.deepEqual(parseFault('pc-bind-fail:edit:2'), { kind: 'pc-bind-fail', context: 'edit', remaining: 2 })
+    const { ev } = await open(['edit', 'server'], { faults: ['pc-drop-unbound', 'pc-bind-fail:edit'] })
+    const svc = 'game:GetService("PluginConnectionService")'
+    const conn = (side) => `${svc}:GetPluginConnectionsOfType(Enum.PluginConnectionTargetType.${side})[1]`
+    await until(async () => (await ev('server', `return ${conn('Edit')} ~= nil`)) === 'true\ttrue', 3000)
+    await until(async () => (await ev('edit', `return ${conn('Test')} ~= nil`)) === 'true\ttrue', 3000)
+    await ev('server', `${conn('Edit')}:SendMessage("lost")`)
+    const bind = `shared.got = shared.got or {} return pcall(function() ${conn('Test')}:BindToMessage(function(m) table.insert(shared.got, m) end) end)`
+    assert.match(await ev('edit', bind), /^true\tfalse\t.*emulated fault pc-bind-fail/)
+    assert.equal(await ev('edit', bind), 'true\ttrue')
+    await ev('server', `${conn('Edit')}:SendMessage("kept")`)
+    await until(async () => (await ev('edit', 'return table.concat(shared.got, ",")')) === 'true\tkept', 3000)
+  })
+
   test('--no-plugin-connection-service: an older Studio has none', async () => {
     const { ev } = await open(['edit'], { pluginConnectionService: false })
     assert.match(await ev('edit', 'return pcall(function() return game:GetService("PluginConnectionService") end)'), /'PluginConnectionService' is not a valid Service name/)

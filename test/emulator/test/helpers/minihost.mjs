@@ -1,22 +1,78 @@
 // A minimal bridge host in JavaScript, for the emulator's own tests: it
-// speaks the plugin side of the wire protocol (protocol/PROTOCOL.md) with
-// full control over timing, rejects and heartbeats. The Go end-to-end test
+// speaks the host side of plugin protocol version 2 (protocol/PROTOCOL.md
+// 12: hello/welcome per socket, attach/attached per session, every session
+// frame with its sessionId) with full control over timing, rejects and
+// heartbeats. It keeps no records: an attach that names an id keeps it,
+// never resumed, as after a host restart. The Go end-to-end test
 // (test/emulator/e2e_test.go) runs the real host instead.
 
 import { once } from 'node:events'
 import http from 'node:http'
 import { WebSocketServer } from 'ws'
 
+// The welcome of plugin protocol version 2 (protocol/PROTOCOL.md 12.3), the
+// only version: a hello that does not offer it is rejected, as the Go host
+// rejects it.
+const WELCOME = {
+  type: 'welcome',
+  protocolVersion: 2,
+  heartbeatIntervalMs: 5000,
+  maxFrameBytes: 1 << 20,
+  maxSessionFrameBytes: 983040,
+  maxSessions: 16,
+  maxRequestBytes: 16 << 20,
+  resumeGraceMs: 10000,
+  hostVersion: '0.0.0-test',
+}
+
+// One session attached on a socket (one DataModel). A re-attach (after a
+// drop, or a move to another socket) is a new Session with the same id.
+class Session {
+  constructor(socket, attach, sessionId) {
+    this.socket = socket
+    this.hello = attach // the attach's fields: context, instanceId, previousSessionId, …
+    this.sessionId = sessionId
+    this.frames = [] // every frame of this session the plugin sent
+    this.acks = []
+    this.pending = new Map()
+    this.events = []
+    this.eventWaiters = []
+    this.closed = false
+  }
+
+  get ws() {
+    return this.socket.ws
+  }
+
+  // the socket's pings and pongs (the plugin pings per socket)
+  get pings() {
+    return this.socket.pings
+  }
+
+  get pongs() {
+    return this.socket.pongs
+  }
+
+  end(why) {
+    if (this.closed) return
+    this.closed = true
+    for (const p of this.pending.values()) p.reject(new Error(why))
+    this.pending.clear()
+  }
+}
+
 export class MiniHost {
   constructor({ reject = null, welcome = {}, pingMs = 0 } = {}) {
     this.reject = reject
     this.welcomeExtra = welcome
     this.pingMs = pingMs
+    this.sockets = []
     this.sessions = []
     this.waiters = []
     this.nextId = 1
+    this.nextSession = 1
     this.hellos = []
-    this.health = { status: 'ok', service: 'studio-bridge', version: '0.0.0-test', protocolVersion: 1 }
+    this.health = { status: 'ok', service: 'studio-bridge', version: '0.0.0-test', protocolVersion: 2 }
     this.healthRequests = 0
     this.server = http.createServer((req, res) => {
       if (req.url === '/health') {
@@ -49,88 +105,76 @@ export class MiniHost {
   }
 
   async close() {
-    for (const s of this.sessions) s.ws.terminate()
+    for (const s of this.sockets) s.ws.terminate()
     this.wss.close()
     this.server.closeAllConnections?.()
     await new Promise((r) => this.server.close(r))
   }
 
   accept(ws) {
-    const session = { ws, frames: [], pending: new Map(), events: [], eventWaiters: [], closed: false, pings: 0, pongs: [] }
+    const socket = { ws, frames: [], sessions: new Map(), closed: false, pings: 0, pongs: [], hello: null }
+    this.sockets.push(socket)
     ws.on('message', (data) => {
       let msg
       try {
         msg = JSON.parse(data.toString('utf8'))
       } catch {
-        session.frames.push({ type: '(unparseable)', raw: data.toString('utf8') })
+        socket.frames.push({ type: '(unparseable)', raw: data.toString('utf8') })
         return
       }
-      session.frames.push(msg)
-      this.onFrame(session, msg)
+      socket.frames.push(msg)
+      socket.sessions.get(msg.sessionId)?.frames.push(msg)
+      this.onFrame(socket, msg)
     })
     ws.on('close', () => {
-      session.closed = true
-      for (const p of session.pending.values()) p.reject(new Error('socket closed'))
-      session.pending.clear()
+      socket.closed = true
+      clearInterval(socket.pingTimer)
+      for (const s of socket.sessions.values()) s.end('socket closed')
     })
   }
 
-  onFrame(session, msg) {
+  send(socket, frame) {
+    socket.ws.send(JSON.stringify(frame))
+  }
+
+  onFrame(socket, msg) {
     // A silent host keeps the socket open but answers nothing after the
     // welcome (a hung host process).
     if (this.silent && msg.type !== 'hello') return
+    const session = socket.sessions.get(msg.sessionId)
     switch (msg.type) {
-      case 'hello': {
-        this.hellos.push(msg)
-        session.hello = msg
-        if (this.reject) {
-          session.ws.send(JSON.stringify({ type: 'reject', ...this.reject }))
-          session.ws.close(1008, 'rejected')
-          return
+      case 'hello':
+        return this.onHello(socket, msg)
+      case 'attach':
+        return this.onAttach(socket, msg)
+      case 'detach':
+        if (session) {
+          socket.sessions.delete(msg.sessionId)
+          session.end('session detached')
         }
-        session.sessionId = msg.previousSessionId || `s-${this.sessions.length + 1}`
-        session.ws.send(
-          JSON.stringify({
-            type: 'welcome',
-            protocolVersion: 1,
-            sessionId: session.sessionId,
-            heartbeatIntervalMs: 5000,
-            maxFrameBytes: 1 << 20,
-            hostVersion: '0.0.0-test',
-            ...this.welcomeExtra,
-          }),
-        )
-        this.sessions.push(session)
-        if (this.pingMs) {
-          session.pingTimer = setInterval(() => {
-            if (session.closed) return clearInterval(session.pingTimer)
-            session.ws.send(JSON.stringify({ type: 'ping', t: Date.now() }))
-          }, this.pingMs)
-        }
-        const waiters = this.waiters
-        this.waiters = []
-        for (const w of waiters) w(session)
         break
-      }
       case 'ping':
-        session.pings += 1
-        session.ws.send(JSON.stringify({ type: 'pong', t: msg.t }))
+        if (msg.sessionId === undefined) socket.pings += 1
+        this.send(socket, { type: 'pong', ...(msg.sessionId ? { sessionId: msg.sessionId } : {}), t: msg.t })
         break
       case 'pong':
-        session.pongs.push(msg)
+        socket.pongs.push(msg)
+        break
+      case 'ack':
+        session?.acks.push(msg.id)
         break
       case 'progress': {
-        const p = session.pending.get(msg.id)
+        const p = session?.pending.get(msg.id)
         if (p) p.progress.push(msg.payload)
         break
       }
       case 'chunk': {
-        const p = session.pending.get(msg.id)
+        const p = session?.pending.get(msg.id)
         if (p) p.chunks.push(msg)
         break
       }
       case 'response': {
-        const p = session.pending.get(msg.id)
+        const p = session?.pending.get(msg.id)
         if (!p) break
         session.pending.delete(msg.id)
         let payload = msg.payload
@@ -143,6 +187,7 @@ export class MiniHost {
         break
       }
       case 'event': {
+        if (!session) break
         session.events.push(msg)
         const ws = session.eventWaiters
         session.eventWaiters = []
@@ -152,8 +197,59 @@ export class MiniHost {
     }
   }
 
-  // Waits for the next session to complete its handshake (or returns the
-  // newest one with `existing`).
+  // The socket's hello: version 2 is welcomed; anything else is rejected
+  // (1008) as the Go host rejects it, naming install-plugin.
+  onHello(socket, msg) {
+    this.hellos.push(msg)
+    socket.hello = msg
+    const reject = this.reject ??
+      (Array.isArray(msg.protocolVersions) && msg.protocolVersions.includes(2)
+        ? null
+        : {
+            code: 'UNSUPPORTED_PROTOCOL',
+            message: `studio-bridge host speaks plugin protocol version(s) [2] but the plugin offered ${JSON.stringify(msg.protocolVersions ?? [])}; update the plugin with \`studio-bridge install-plugin\``,
+          })
+    if (reject) {
+      this.send(socket, { type: 'reject', ...reject })
+      socket.ws.close(1008, 'rejected')
+      return
+    }
+    this.send(socket, { ...WELCOME, ...this.welcomeExtra })
+    socket.welcomed = true
+    if (this.pingMs) {
+      socket.pingTimer = setInterval(() => {
+        if (!socket.closed) this.send(socket, { type: 'ping', t: Date.now() })
+      }, this.pingMs)
+    }
+  }
+
+  // An attach: a new session, or the id it names kept (a MiniHost has no
+  // records to resume, so `resumed` is false, as after a host restart).
+  onAttach(socket, msg) {
+    if (!socket.welcomed) return
+    if (typeof msg.ref !== 'string' || msg.instanceId !== socket.hello.instanceId) {
+      this.send(socket, { type: 'reject', ref: msg.ref, code: 'INVALID_ATTACH', message: 'attach needs a ref and the hello\'s instanceId' })
+      return
+    }
+    const sessionId = msg.previousSessionId || `s-${this.nextSession++}`
+    for (const other of this.sessions) {
+      if (other.sessionId === sessionId && !other.closed) {
+        // another socket (or this one) held it: it moves here
+        other.socket.sessions.delete(sessionId)
+        if (other.socket !== socket && !other.socket.closed) this.send(other.socket, { type: 'replaced', sessionId, reason: 'attached elsewhere' })
+        other.end('session moved')
+      }
+    }
+    const session = new Session(socket, msg, sessionId)
+    socket.sessions.set(sessionId, session)
+    this.sessions.push(session)
+    this.send(socket, { type: 'attached', ref: msg.ref, sessionId, resumeSecret: `secret-${sessionId}-${this.sessions.length}`, resumed: false })
+    const waiters = this.waiters
+    this.waiters = []
+    for (const w of waiters) w(session)
+  }
+
+  // Waits for the next session to be attached.
   waitSession(timeoutMs = 10000) {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no plugin session within ' + timeoutMs + ' ms')), timeoutMs)
@@ -175,7 +271,9 @@ export class MiniHost {
     }
   }
 
-  call(session, action, payload = {}, { timeoutMs = 15000 } = {}) {
+  // timeoutMs guards against a hang; it is no speed bound (a loaded machine
+  // takes tens of seconds for a screenshot).
+  call(session, action, payload = {}, { timeoutMs = 60000 } = {}) {
     const id = String(this.nextId++)
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
@@ -194,13 +292,13 @@ export class MiniHost {
           reject(e)
         },
       })
-      session.ws.send(JSON.stringify({ type: 'request', id, action, payload }))
+      session.ws.send(JSON.stringify({ type: 'request', sessionId: session.sessionId, id, action, payload }))
       session.lastRequestId = id
     })
   }
 
   cancel(session, id) {
-    session.ws.send(JSON.stringify({ type: 'cancel', id }))
+    session.ws.send(JSON.stringify({ type: 'cancel', sessionId: session.sessionId, id }))
   }
 
   waitEvent(session, predicate, timeoutMs = 5000) {

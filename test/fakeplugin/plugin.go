@@ -2,6 +2,7 @@ package fakeplugin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,11 +13,13 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// SessionConfig describes one DataModel of a fake v2 window.
+// SessionConfig describes one DataModel of a fake Studio window.
 type SessionConfig struct {
-	Context      protocol.Context
-	State        protocol.State
+	Context      protocol.Context // default edit
+	State        protocol.State   // default Edit
 	PlaceName    string
+	PlaceID      int64
+	GameID       int64
 	Capabilities []string
 	// Handler answers requests; nil answers every action with {"action": name}.
 	Handler Handler
@@ -26,41 +29,63 @@ type SessionConfig struct {
 	Frozen bool
 }
 
-// WindowConfig describes a fake Studio window speaking plugin protocol v2:
-// one socket carrying the sessions of its DataModels (PROTOCOL.md 12).
-type WindowConfig struct {
+// Config describes a fake Studio window: one socket carrying the sessions
+// of its DataModels (PROTOCOL.md 12).
+//
+// Most tests need a window with one DataModel: Context, State, PlaceName,
+// PlaceID, GameID, Capabilities and Handler describe it. Sessions, when set,
+// lists the DataModels instead (and those fields are ignored).
+type Config struct {
 	Port          int
 	InstanceID    string
 	PluginVersion string
-	Sessions      []SessionConfig
+
+	Context      protocol.Context
+	State        protocol.State
+	PlaceName    string
+	PlaceID      int64
+	GameID       int64
+	Capabilities []string
+	Handler      Handler
+
+	// Sessions are the window's DataModels, attached in this order; the
+	// first is the one SessionID, WaitWelcome and SendLog speak of.
+	Sessions []SessionConfig
 	// RetryDelays are the waits between reconnection attempts; the last one
-	// repeats. Default: 250ms, 500ms, 1s, 2s.
+	// repeats. Default: 250ms, 500ms, 1s, 2s as the real plugin does.
 	RetryDelays []time.Duration
 	// NoReconnect stops the window after its first socket ends.
 	NoReconnect bool
+	// NoPong stops answering pings, the socket's and the sessions' (a
+	// silent plugin, to test heartbeat eviction).
+	NoPong bool
 	// LoseAck, when it returns true for a request, makes the window drop its
 	// socket right after recording the request and before acknowledging it
 	// (the ack lost with the socket). It is asked once per request id.
 	LoseAck func(action string) bool
 }
 
-// Window is a running fake v2 window.
-type Window struct {
+// Plugin is a running fake plugin: one Studio window.
+type Plugin struct {
 	runner
-	cfg WindowConfig
+	cfg Config
 	wg  sync.WaitGroup // sockets served by Refresh
 
-	mu       sync.Mutex
-	conn     *websocket.Conn
-	connDone chan struct{} // closed when a socket opened by Refresh ends
-	sessions []*winSession
-	attached chan struct{} // closed and replaced whenever an attached arrives
-	sockets  int           // sockets welcomed
-	lastErr  error
+	mu        sync.Mutex
+	conn      *websocket.Conn
+	connDone  chan struct{} // closed when a socket opened by Refresh ends
+	sessions  []*winSession
+	attached  chan struct{} // closed and replaced whenever an attached arrives
+	welcomed  chan string   // the first session's id, after each of its attaches
+	sockets   int           // sockets welcomed
+	lastErr   error
+	closeCode websocket.StatusCode
 
 	replaced record[string] // session ids the host said were replaced
 	goodbyes record[protocol.Goodbye]
 	notices  record[protocol.ErrorNotice]
+	received record[protocol.Request]
+	cancels  record[string]
 }
 
 // winSession is one DataModel's session state, kept across sockets as the
@@ -87,16 +112,25 @@ type winRun struct {
 	resp   []protocol.Message // the chunks and response, kept for re-sending
 }
 
-// StartWindow runs a v2 window in the background until Close.
-func StartWindow(cfg WindowConfig) *Window {
+// Start runs a fake plugin in the background until Close. It finds the
+// host as the real plugin does, by polling /health, and reconnects after
+// losing it, keeping its sessions' ids and work.
+func Start(cfg Config) *Plugin {
 	if cfg.PluginVersion == "" {
 		cfg.PluginVersion = "fake"
 	}
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = defaultRetryDelays
 	}
-	w := &Window{cfg: cfg, attached: make(chan struct{})}
+	if len(cfg.Sessions) == 0 {
+		cfg.Sessions = []SessionConfig{{Context: cfg.Context, State: cfg.State, PlaceName: cfg.PlaceName,
+			PlaceID: cfg.PlaceID, GameID: cfg.GameID, Capabilities: cfg.Capabilities, Handler: cfg.Handler}}
+	}
+	w := &Plugin{cfg: cfg, attached: make(chan struct{}), welcomed: make(chan string, 16), closeCode: -1}
 	for _, sc := range cfg.Sessions {
+		if sc.Context == "" {
+			sc.Context = protocol.ContextEdit
+		}
 		if sc.State == "" {
 			sc.State = protocol.StateEdit
 		}
@@ -109,7 +143,7 @@ func StartWindow(cfg WindowConfig) *Window {
 // WaitAttached waits until every session that is not frozen out has been
 // attached on the current socket at least n times in total, and returns
 // the session ids by context.
-func (w *Window) WaitAttached(ctx context.Context, n int) (map[protocol.Context]string, error) {
+func (w *Plugin) WaitAttached(ctx context.Context, n int) (map[protocol.Context]string, error) {
 	for {
 		w.mu.Lock()
 		ok := true
@@ -129,20 +163,34 @@ func (w *Window) WaitAttached(ctx context.Context, n int) (map[protocol.Context]
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("fake window %s: sessions not attached %d times: %w (last error: %v)", w.cfg.InstanceID, n, ctx.Err(), err)
+			return nil, fmt.Errorf("fake plugin %s: sessions not attached %d times: %w (last error: %v)", w.cfg.InstanceID, n, ctx.Err(), err)
 		}
+	}
+}
+
+// SessionID is the id of the first session ("" before its first attach).
+func (w *Plugin) SessionID() string { return read(&w.mu, &w.sessions[0].id) }
+
+// WaitWelcome waits for the next handshake, the first session's next
+// attached, and returns its session id.
+func (w *Plugin) WaitWelcome(ctx context.Context) (string, error) {
+	select {
+	case id := <-w.welcomed:
+		return id, nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("fake plugin %s: not attached: %w (last error: %v)", w.cfg.InstanceID, ctx.Err(), read(&w.mu, &w.lastErr))
 	}
 }
 
 // Resumed reports whether the session of context c was resumed by its
 // latest attached.
-func (w *Window) Resumed(c protocol.Context) bool { return read(&w.mu, &w.session(c).resumed) }
+func (w *Plugin) Resumed(c protocol.Context) bool { return read(&w.mu, &w.session(c).resumed) }
 
 // Secret is the resume secret of the session of context c.
-func (w *Window) Secret(c protocol.Context) string { return read(&w.mu, &w.session(c).secret) }
+func (w *Plugin) Secret(c protocol.Context) string { return read(&w.mu, &w.session(c).secret) }
 
 // Runs counts the handler executions of action in the session of context c.
-func (w *Window) Runs(c protocol.Context, action string) int {
+func (w *Plugin) Runs(c protocol.Context, action string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.session(c).ran[action]
@@ -150,23 +198,82 @@ func (w *Window) Runs(c protocol.Context, action string) int {
 
 // Received counts the request frames the session of context c received,
 // re-sent duplicates included.
-func (w *Window) Received(c protocol.Context) int { return read(&w.mu, &w.session(c).received) }
+func (w *Plugin) Received(c protocol.Context) int { return read(&w.mu, &w.session(c).received) }
 
 // Sockets counts the sockets the host welcomed.
-func (w *Window) Sockets() int { return read(&w.mu, &w.sockets) }
+func (w *Plugin) Sockets() int { return read(&w.mu, &w.sockets) }
 
 // Replaced lists the session ids the host said another connection took.
-func (w *Window) Replaced() []string { return w.replaced.all() }
+func (w *Plugin) Replaced() []string { return w.replaced.all() }
+
+// Requests lists the request frames received, in every session, re-sent
+// duplicates included.
+func (w *Plugin) Requests() []protocol.Request { return w.received.all() }
+
+// Cancels lists the request ids the host cancelled.
+func (w *Plugin) Cancels() []string { return w.cancels.all() }
+
+// CloseStatus is the WebSocket close status that ended the latest socket,
+// or -1 while it is open or when it ended without a close frame.
+func (w *Plugin) CloseStatus() websocket.StatusCode { return read(&w.mu, &w.closeCode) }
+
+// SendRaw writes bytes as one text frame on the current socket.
+func (w *Plugin) SendRaw(data []byte) error {
+	c := read(&w.mu, &w.conn)
+	if c == nil {
+		return errNotConnected
+	}
+	return w.writeOn(c, data)
+}
+
+// Send writes one protocol message on the current socket.
+func (w *Plugin) Send(m protocol.Message) error {
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	return w.SendRaw(data)
+}
+
+// SendLog streams one captured output line of the first session (level
+// Print, Info, Warning or Error) as live "log" event number seq, in the
+// payload the plugin sends for every line printed to Output.
+func (w *Plugin) SendLog(seq int64, level, body string) error {
+	payload, err := json.Marshal(logLine{Level: level, Body: body, Timestamp: float64(time.Now().UnixMilli()) / 1000})
+	if err != nil {
+		return err
+	}
+	return w.Send(protocol.Event{SessionID: w.SessionID(), Event: "log", Seq: seq, Payload: payload})
+}
+
+// logLine is a "log" event's payload.
+type logLine struct {
+	Level     string  `json:"level"`
+	Body      string  `json:"body"`
+	Timestamp float64 `json:"timestamp"`
+}
 
 // Goodbyes lists the goodbyes the host sent.
-func (w *Window) Goodbyes() []protocol.Goodbye { return w.goodbyes.all() }
+func (w *Plugin) Goodbyes() []protocol.Goodbye { return w.goodbyes.all() }
 
 // Notices lists the error notices the host sent.
-func (w *Window) Notices() []protocol.ErrorNotice { return w.notices.all() }
+func (w *Plugin) Notices() []protocol.ErrorNotice { return w.notices.all() }
+
+// Close stops the plugin as closing the Studio window does: it says
+// goodbye on its socket, so the host ends its sessions at once, closes it,
+// and cancels the work it was running. (Drop is a crash instead.)
+func (w *Plugin) Close() {
+	if c := read(&w.mu, &w.conn); c != nil {
+		if data, err := protocol.Encode(protocol.Goodbye{Reason: "plugin closing"}); err == nil {
+			_ = w.writeOn(c, data) // a socket already gone has nothing to end
+		}
+	}
+	w.runner.Close()
+}
 
 // Drop closes the socket abruptly, as Studio ending a stream would; the
 // window keeps its sessions and running work and reconnects.
-func (w *Window) Drop() {
+func (w *Plugin) Drop() {
 	if c := read(&w.mu, &w.conn); c != nil {
 		_ = c.CloseNow()
 	}
@@ -175,7 +282,7 @@ func (w *Window) Drop() {
 // Refresh moves every session to a new socket before closing the old one
 // (make-before-break, PROTOCOL.md 12.12). It returns once the sessions are
 // attached on the new socket.
-func (w *Window) Refresh(ctx context.Context) error {
+func (w *Plugin) Refresh(ctx context.Context) error {
 	old := read(&w.mu, &w.conn)
 	if old == nil {
 		return errNotConnected
@@ -228,7 +335,7 @@ func (w *Window) Refresh(ctx context.Context) error {
 	return old.Close(websocket.StatusNormalClosure, "socket refresh")
 }
 
-func (w *Window) minAttaches() int {
+func (w *Plugin) minAttaches() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := -1
@@ -241,17 +348,17 @@ func (w *Window) minAttaches() int {
 }
 
 // session is the session of context c. The sessions and their configs are
-// fixed by StartWindow, so finding one needs no lock; its fields do.
-func (w *Window) session(c protocol.Context) *winSession {
+// fixed by Start, so finding one needs no lock; its fields do.
+func (w *Plugin) session(c protocol.Context) *winSession {
 	for _, s := range w.sessions {
 		if s.cfg.Context == c {
 			return s
 		}
 	}
-	panic("fakeplugin: no session for context " + string(c))
+	panic("fakeplugin: no session for context " + string(c)) // a test's mistake
 }
 
-func (w *Window) byID(id string) *winSession {
+func (w *Plugin) byID(id string) *winSession {
 	for _, s := range w.sessions {
 		if s.id == id && id != "" {
 			return s
@@ -260,7 +367,7 @@ func (w *Window) byID(id string) *winSession {
 	return nil
 }
 
-func (w *Window) loop() {
+func (w *Plugin) loop() {
 	defer w.wg.Wait()
 	defer func() {
 		w.mu.Lock()
@@ -300,23 +407,18 @@ func (w *Window) loop() {
 	}
 }
 
-// dial opens a socket to the host and completes the v2 handshake.
-func (w *Window) dial(ctx context.Context) (*websocket.Conn, error) {
+// dial opens a socket to the host and completes the handshake.
+func (w *Plugin) dial(ctx context.Context) (*websocket.Conn, error) {
 	c, err := dialPlugin(ctx, w.cfg.Port)
 	if err != nil {
 		return nil, err
 	}
+	w.mu.Lock()
+	w.closeCode = -1
+	w.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	// The hello doubles as a v1 hello for the edit DataModel (12.2).
-	w.mu.Lock()
-	edit := w.sessions[0]
-	hello := protocol.Hello{
-		ProtocolVersions: []int{2, 1}, PluginVersion: w.cfg.PluginVersion, InstanceID: w.cfg.InstanceID,
-		Context: edit.cfg.Context, State: edit.cfg.State, PlaceName: edit.cfg.PlaceName,
-		Capabilities: edit.cfg.Capabilities, PreviousSessionID: edit.id, ResumeSecret: edit.secret,
-	}
-	w.mu.Unlock()
+	hello := protocol.Hello{ProtocolVersions: protocol.PluginSupportedVersions, PluginVersion: w.cfg.PluginVersion, InstanceID: w.cfg.InstanceID}
 	if err := write(dctx, c, hello); err != nil {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("hello: %w", err)
@@ -332,9 +434,9 @@ func (w *Window) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, fmt.Errorf("welcome: %w", err)
 	}
 	welcome, ok := m.(protocol.Welcome)
-	if !ok || welcome.ProtocolVersion != 2 {
+	if !ok || welcome.ProtocolVersion != protocol.PluginProtocolVersion {
 		_ = c.CloseNow()
-		return nil, fmt.Errorf("want a v2 welcome, got %#v", m)
+		return nil, fmt.Errorf("want a welcome, got %#v", m)
 	}
 	w.mu.Lock()
 	w.sockets++
@@ -351,7 +453,7 @@ func write(ctx context.Context, c *websocket.Conn, m protocol.Message) error {
 }
 
 // connectAndServe runs one socket: nil when it was welcomed and then ended.
-func (w *Window) connectAndServe() error {
+func (w *Plugin) connectAndServe() error {
 	c, err := w.dial(w.ctx)
 	if err != nil {
 		return err
@@ -369,7 +471,7 @@ func (w *Window) connectAndServe() error {
 
 // attachAll attaches every session that is not gone on c, with its
 // previous id and secret.
-func (w *Window) attachAll(c *websocket.Conn) error {
+func (w *Plugin) attachAll(c *websocket.Conn) error {
 	w.mu.Lock()
 	var attaches []protocol.Attach
 	for _, s := range w.sessions {
@@ -390,13 +492,13 @@ func (w *Window) attachAll(c *websocket.Conn) error {
 func (s *winSession) attach(instanceID string) protocol.Attach {
 	return protocol.Attach{
 		Ref: s.ref, InstanceID: instanceID, Context: s.cfg.Context, State: s.cfg.State,
-		PlaceName: s.cfg.PlaceName, Capabilities: s.cfg.Capabilities,
+		PlaceName: s.cfg.PlaceName, PlaceID: s.cfg.PlaceID, GameID: s.cfg.GameID, Capabilities: s.cfg.Capabilities,
 		PreviousSessionID: s.id, ResumeSecret: s.secret,
 	}
 }
 
 // sendOn writes m on c.
-func (w *Window) sendOn(c *websocket.Conn, m protocol.Message) error {
+func (w *Plugin) sendOn(c *websocket.Conn, m protocol.Message) error {
 	data, err := protocol.Encode(m)
 	if err != nil {
 		return err
@@ -406,7 +508,7 @@ func (w *Window) sendOn(c *websocket.Conn, m protocol.Message) error {
 
 // send writes m on the current socket; with none, it is lost (as a real
 // plugin's write to a closed stream is).
-func (w *Window) send(m protocol.Message) {
+func (w *Plugin) send(m protocol.Message) {
 	w.mu.Lock()
 	c := w.conn
 	w.mu.Unlock()
@@ -416,7 +518,7 @@ func (w *Window) send(m protocol.Message) {
 }
 
 // serve reads c until it ends.
-func (w *Window) serve(c *websocket.Conn) {
+func (w *Plugin) serve(c *websocket.Conn) {
 	defer c.CloseNow()
 	for {
 		_, data, err := c.Read(w.ctx)
@@ -424,6 +526,7 @@ func (w *Window) serve(c *websocket.Conn) {
 			w.mu.Lock()
 			if w.conn == c {
 				w.conn = nil
+				w.closeCode = websocket.CloseStatus(err)
 			}
 			w.mu.Unlock()
 			return
@@ -436,16 +539,18 @@ func (w *Window) serve(c *websocket.Conn) {
 	}
 }
 
-func (w *Window) handle(c *websocket.Conn, m protocol.Message) {
+func (w *Plugin) handle(c *websocket.Conn, m protocol.Message) {
 	switch m := m.(type) {
 	case protocol.Ping:
 		if m.SessionID == "" {
-			_ = w.sendOn(c, protocol.Pong{T: m.T})
+			if !w.cfg.NoPong {
+				_ = w.sendOn(c, protocol.Pong{T: m.T})
+			}
 			return
 		}
 		w.mu.Lock()
 		s := w.byID(m.SessionID)
-		frozen := s == nil || s.cfg.Frozen
+		frozen := s == nil || s.cfg.Frozen || w.cfg.NoPong
 		w.mu.Unlock()
 		if !frozen {
 			_ = w.sendOn(c, protocol.Pong{SessionID: m.SessionID, T: m.T})
@@ -487,6 +592,7 @@ func (w *Window) handle(c *websocket.Conn, m protocol.Message) {
 	case protocol.Request:
 		w.request(c, m)
 	case protocol.Cancel:
+		w.cancels.add(m.ID)
 		w.mu.Lock()
 		if s := w.byID(m.SessionID); s != nil {
 			if r := s.runs[m.ID]; r != nil {
@@ -499,7 +605,7 @@ func (w *Window) handle(c *websocket.Conn, m protocol.Message) {
 
 // attachedFrame records a session's id and secret and settles what the host
 // still awaits (PROTOCOL.md 12.7).
-func (w *Window) attachedFrame(m protocol.Attached) {
+func (w *Plugin) attachedFrame(m protocol.Attached) {
 	w.mu.Lock()
 	var s *winSession
 	for _, cand := range w.sessions {
@@ -513,6 +619,12 @@ func (w *Window) attachedFrame(m protocol.Attached) {
 	}
 	s.id, s.secret, s.resumed = m.SessionID, m.ResumeSecret, m.Resumed
 	s.attaches++
+	if s == w.sessions[0] {
+		select {
+		case w.welcomed <- s.id:
+		default:
+		}
+	}
 	if !m.Resumed {
 		for _, r := range s.runs {
 			r.cancel()
@@ -539,7 +651,7 @@ func (w *Window) attachedFrame(m protocol.Attached) {
 }
 
 // request dedupes, acknowledges and runs one request.
-func (w *Window) request(c *websocket.Conn, req protocol.Request) {
+func (w *Plugin) request(c *websocket.Conn, req protocol.Request) {
 	w.mu.Lock()
 	s := w.byID(req.SessionID)
 	if s == nil || s.cfg.Frozen {
@@ -547,6 +659,7 @@ func (w *Window) request(c *websocket.Conn, req protocol.Request) {
 		return
 	}
 	s.received++
+	w.received.add(req)
 	if req.Chunks > 0 {
 		var err error
 		if s.asmID == req.ID && s.asm != nil {
@@ -591,15 +704,31 @@ func (w *Window) request(c *websocket.Conn, req protocol.Request) {
 	} else {
 		_ = w.sendOn(c, protocol.Ack{SessionID: sid, ID: req.ID})
 	}
-	go w.run(ctx, r, sid, req, handler)
+	go w.run(ctx, c, r, sid, req, handler)
 }
 
 // run executes a request; it keeps running across socket drops and sends its
-// result on whatever socket is current when it finishes.
-func (w *Window) run(ctx context.Context, r *winRun, sid string, req protocol.Request, handler Handler) {
+// result on whatever socket is current when it finishes. A reply that drops
+// the socket drops c, the one the request came on.
+func (w *Plugin) run(ctx context.Context, c *websocket.Conn, r *winRun, sid string, req protocol.Request, handler Handler) {
 	rep := reply(handler, req)
 	for _, f := range rep.progress(sid, req.ID) {
 		w.send(f)
+	}
+	if rep.Drop {
+		// The work dies with the socket (as in a Studio crash): after the
+		// resume the host's wait for it is answered UNKNOWN_OUTCOME.
+		w.mu.Lock()
+		if s := w.byID(sid); s != nil && s.runs[req.ID] == r {
+			delete(s.runs, req.ID)
+		}
+		w.mu.Unlock()
+		_ = c.CloseNow()
+		return
+	}
+	if rep.Raw != nil {
+		_ = w.SendRaw(rep.Raw)
+		return
 	}
 	frames, ok := rep.outcome(ctx, sid, req.ID)
 	if !ok {
