@@ -44,9 +44,9 @@ type ExecData struct {
 // Exec runs Luau in a session.
 var Exec = Define(Spec[ExecArgs, ExecData]{
 	Definition: Definition{
-		Name:           "exec",
-		Title:          "Run Luau in Studio",
-		Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
+		Name:    "exec",
+		Title:   "Run Luau in Studio",
+		Summary: "Run Luau in Studio: inline code, a file, or standard input.",
 		Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
 			"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
 			"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
