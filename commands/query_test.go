@@ -21,7 +21,7 @@ func TestQueryRendering(t *testing.T) {
 	source := "local M = {}\n" + strings.Repeat("-- padding\n", 50) + "return M"
 	answer := map[string]any{
 		"instance": map[string]any{"name": "Shared", "className": "Folder", "path": "game.ReplicatedStorage.Shared", "childCount": 1,
-			"properties": map[string]any{"Name": "Shared"}, "attributes": map[string]any{},
+			"properties": map[string]any{"Name": "Shared", "Notes": source}, "attributes": map[string]any{},
 			"children": []any{map[string]any{"name": "Util", "className": "ModuleScript", "path": "game.ReplicatedStorage.Shared.Util", "childCount": 0,
 				"properties": map[string]any{"Source": source, "Name": "Util"}, "attributes": map[string]any{}}},
 		},
@@ -49,8 +49,13 @@ func TestQueryRendering(t *testing.T) {
 	if d := res.Data.(QueryData).Duplicates; len(d) != 1 || d[0].Count != 2 {
 		t.Errorf("data: %+v", d)
 	}
-	if want := fmt.Sprintf("      Source = <text: 52 lines, %d bytes; --properties Source prints it>\n", len(source)); !strings.Contains(res.Text, want) || strings.Contains(res.Text, "padding") {
-		t.Errorf("text:\n%s\nwant the Source summarized as %q", res.Text, want)
+	// A script's Source points at script read; other long text is
+	// summarized.
+	if want := fmt.Sprintf("      Source = \"[52 lines, %d bytes: studio-bridge script read game.ReplicatedStorage.Shared.Util]\"\n", len(source)); !strings.Contains(res.Text, want) {
+		t.Errorf("text:\n%s\nwant the Source pointing at script read: %q", res.Text, want)
+	}
+	if want := fmt.Sprintf("  Notes = <text: 52 lines, %d bytes; --properties Notes prints it>\n", len(source)); !strings.Contains(res.Text, want) || strings.Contains(res.Text, "padding") {
+		t.Errorf("text:\n%s\nwant Notes summarized as %q", res.Text, want)
 	}
 
 	res, err = run(t, env, Query, &QueryArgs{Path: "ReplicatedStorage.Shared", Depth: 1, Properties: []string{"Source"}})
