@@ -30,6 +30,7 @@ type ScriptEditArgs struct {
 	Create     bool   `json:"create" usage:"create a new script at PATH (with --class)" desc:"Create a new script at path (its parent must exist), with className and source. Default: false."`
 	ClassName  string `json:"className" flag:"class" enum:"Script,LocalScript,ModuleScript" usage:"with --create: the new script's class" desc:"With create: Script, LocalScript or ModuleScript."`
 	RunContext string `json:"runContext" enum:"Server,Client,Legacy" usage:"with --create --class Script: its RunContext" desc:"With create and className Script: its RunContext (Server, Client or Legacy)."`
+	InStudio   bool   `json:"inStudio" usage:"edit a script that Rojo syncs from a file in Studio anyway (Rojo overwrites it at its next sync)" desc:"Edit a script that the project's Rojo source map syncs from a file, in Studio anyway. Without it such an edit is refused with SCRIPT_MANAGED naming the file and line to edit instead (Rojo overwrites Studio's copy at its next sync). Default: false."`
 	Batch      string `json:"batch" mcp:"-" usage:"FILE.json or -: several edits of several scripts, all or nothing ({\"edits\": […], \"expectHashes\": {…}})"`
 
 	Edits        []actions.ScriptEditOp `json:"edits" cli:"-" usage:"a batch" desc:"Several edits of several scripts, applied all or nothing (instead of path and the single-edit fields). Each is {path, find, replace, all?} or {path, lines, with} or {path, source} or {path, create: true, className, runContext?, source}. Every edit is computed first; if a write fails, the scripts already written are put back."`
@@ -195,6 +196,13 @@ func runScriptEdit(ctx context.Context, env *Env, args *ScriptEditArgs) (*Result
 	if err != nil {
 		return nil, err
 	}
+	m := SourceMap()
+	warning := ""
+	if args.InStudio {
+		warning = managedWarning(m, req)
+	} else if err := managedError(m, req); err != nil {
+		return nil, err
+	}
 	var data ScriptEditData
 	if err := action(ctx, env, actions.ScriptEdit, req, &data, nil); err != nil {
 		return nil, err
@@ -202,7 +210,11 @@ func runScriptEdit(ctx context.Context, env *Env, args *ScriptEditArgs) (*Result
 	if data.Scripts == nil {
 		data.Scripts = []actions.ScriptEdited{}
 	}
-	return &Result{Data: data, Render: func() string { return renderScriptEdit(data) }, Note: scriptEditNote(data)}, nil
+	note := scriptEditNote(data)
+	if warning != "" {
+		note = warning + "\n" + note
+	}
+	return &Result{Data: data, Render: func() string { return renderScriptEdit(data) }, Note: note}, nil
 }
 
 // renderScriptEdit prints each script's diff.

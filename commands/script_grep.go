@@ -75,6 +75,10 @@ func runScriptGrep(ctx context.Context, env *Env, args *ScriptGrepArgs) (*Result
 	if data.Matches == nil {
 		data.Matches = []actions.ScriptGrepMatch{}
 	}
+	m := SourceMap()
+	for i := range data.Matches {
+		data.Matches[i].File = syncedFile(m, data.Matches[i].Path)
+	}
 	return &Result{Data: data, Render: func() string { return renderScriptGrep(data) }, Note: scriptGrepNote(data)}, nil
 }
 
@@ -92,12 +96,17 @@ func renderScriptGrep(d ScriptGrepData) string {
 		if withContext && i > 0 {
 			b.WriteString("--\n")
 		}
-		for k, l := range m.Before {
-			fmt.Fprintf(&b, "%s-%d- %s\n", m.Path, m.Line-len(m.Before)+k, l)
+		// a synced script's lines are shown where they live: its file
+		where := m.Path
+		if m.File != "" {
+			where = m.File
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s\n", m.Path, m.Line, m.Column, m.Text)
+		for k, l := range m.Before {
+			fmt.Fprintf(&b, "%s-%d- %s\n", where, m.Line-len(m.Before)+k, l)
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s\n", where, m.Line, m.Column, m.Text)
 		for k, l := range m.After {
-			fmt.Fprintf(&b, "%s-%d- %s\n", m.Path, m.Line+1+k, l)
+			fmt.Fprintf(&b, "%s-%d- %s\n", where, m.Line+1+k, l)
 		}
 	}
 	return b.String()

@@ -47,6 +47,9 @@ func (w scriptWhere) allowPlay() bool { return !w.contextDefaulted }
 type ScriptReadData struct {
 	actions.ScriptReadResult
 	NextLines string `json:"nextLines,omitempty"`
+	// File is the file on disk the project's Rojo source map syncs the
+	// script from (edit that, not Studio's copy).
+	File string `json:"file,omitempty"`
 }
 
 // FitDescription is the MCP maxOutputBytes description of a read.
@@ -114,6 +117,7 @@ func runScriptRead(ctx context.Context, env *Env, args *ScriptReadArgs) (*Result
 	if err := action(ctx, env, actions.ScriptRead, req, &data.ScriptReadResult, nil); err != nil {
 		return nil, err
 	}
+	data.File = syncedFile(SourceMap(), data.Path)
 	return &Result{Data: data, Render: func() string { return renderScriptRead(data) }, Note: scriptReadNote(data)}, nil
 }
 
@@ -139,5 +143,9 @@ func scriptReadNote(d ScriptReadData) string {
 	if d.FromEditor {
 		from = "the open editor, unsaved text included"
 	}
-	return fmt.Sprintf("%s (%s): %d lines from %s; hash %s (script edit --expect-hash %s)", d.Path, d.ClassName, d.LineCount, from, d.Hash, d.Hash)
+	note := fmt.Sprintf("%s (%s): %d lines from %s; hash %s (script edit --expect-hash %s)", d.Path, d.ClassName, d.LineCount, from, d.Hash, d.Hash)
+	if d.File != "" {
+		note += fmt.Sprintf("\nsynced by Rojo from %s: edit that file, not Studio's copy", d.File)
+	}
+	return note
 }

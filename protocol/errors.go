@@ -41,6 +41,13 @@ const (
 	CodeScriptLocked Code = "SCRIPT_LOCKED"
 )
 
+// Codes studio-bridge itself produces before asking Studio.
+const (
+	// CodeScriptManaged: the script is synced from a file on disk (the
+	// project's Rojo source map names it); edit the file instead.
+	CodeScriptManaged Code = "SCRIPT_MANAGED"
+)
+
 // Codes the host (or a joined client) produces.
 const (
 	// CodeSessionNotFound: the request named a session the host does not have.

@@ -29,7 +29,10 @@ type ScriptGrepMatch struct {
 	// Column is the byte column (from 1) of the line's first match.
 	Column int `json:"column"`
 	// Text is the line, cut to 400 bytes.
-	Text   string   `json:"text"`
+	Text string `json:"text"`
+	// File is the file on disk the project's Rojo source map syncs the
+	// script from (filled in by studio-bridge, not the plugin).
+	File   string   `json:"file,omitempty"`
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
 }

@@ -207,6 +207,35 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		}
 	})
 
+	t.Run("script commands: a synced script is read and found as its file, and edited there", func(t *testing.T) {
+		dir := copyFixture(t)
+		stdout, stderr, code := cliIn(t, dir, port, "script", "read", "ReplicatedStorage.Shared.Inner")
+		if code != 0 || !strings.Contains(stdout, "return config.field") || !strings.Contains(stderr, "synced by Rojo from src/shared/Inner.luau") {
+			t.Fatalf("read: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+		}
+		stdout, stderr, code = cliIn(t, dir, port, "script", "grep", "--literal", "config.field", "--root", "ReplicatedStorage.Shared")
+		if code != 0 || !strings.Contains(stdout, "src/shared/Inner.luau:5:") {
+			t.Fatalf("grep: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+		}
+		// refused, naming the file and the line of the text to change
+		_, stderr, code = cliIn(t, dir, port, "script", "edit", "ReplicatedStorage.Shared.Inner", "--find", "config.field", "--replace", "config.other")
+		if code == 0 || !strings.Contains(stderr, "is synced by Rojo from src/shared/Inner.luau:5") || !strings.Contains(stderr, "--in-studio") {
+			t.Fatalf("edit: exit %d, stderr %q, want SCRIPT_MANAGED naming src/shared/Inner.luau:5", code, stderr)
+		}
+		stdout, _, _ = cliIn(t, dir, port, "script", "read", "ReplicatedStorage.Shared.Inner")
+		if !strings.Contains(stdout, "return config.field") {
+			t.Fatalf("the refused edit changed Studio's copy:\n%s", stdout)
+		}
+		// --in-studio edits it anyway, with a warning; the edit is put back after
+		_, stderr, code = cliIn(t, dir, port, "script", "edit", "ReplicatedStorage.Shared.Inner", "--find", "config.field", "--replace", "config.other", "--in-studio")
+		if code != 0 || !strings.Contains(stderr, "warning: ReplicatedStorage.Shared.Inner is synced by Rojo from src/shared/Inner.luau") {
+			t.Fatalf("edit --in-studio: exit %d, stderr %q", code, stderr)
+		}
+		if _, stderr, code = cliIn(t, dir, port, "script", "edit", "ReplicatedStorage.Shared.Inner", "--find", "config.other", "--replace", "config.field", "--in-studio"); code != 0 {
+			t.Fatalf("putting the edit back: exit %d, stderr %q", code, stderr)
+		}
+	})
+
 	t.Run("without a map one spec file still runs with its neighbours", func(t *testing.T) {
 		dir := copyFixture(t)
 		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
