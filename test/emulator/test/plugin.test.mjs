@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { MiniHost, startWindow, until } from './helpers/minihost.mjs'
+import { MiniHost, startWindow, TEST_PAIRING, until } from './helpers/minihost.mjs'
 
 function newWindow(port, extra = {}) {
   const output = []
   const window = new Window({
     port,
     quiet: true,
+    pairing: TEST_PAIRING,
     onFatal: (m) => {
       throw new Error(m)
     },
@@ -161,7 +162,10 @@ describe('edit window against a protocol-level host', () => {
   })
 
   test('the socket\'s hello offers version 2 only; the attach describes the session', () => {
-    assert.deepEqual(session.socket.hello, { type: 'hello', protocolVersions: [2], pluginVersion: '0.1.0', instanceId: 'WIN-1' })
+    const { nonce, ...hello } = session.socket.hello
+    assert.deepEqual(hello, { type: 'hello', protocolVersions: [2], pluginVersion: '0.1.0', instanceId: 'WIN-1' })
+    assert.match(nonce, /^[0-9a-f]{64}$/, 'the hello carries a fresh nonce for pairing')
+    assert.equal(session.socket.paired, true)
     const h = session.hello
     assert.equal(h.type, 'attach')
     assert.equal(h.ref, 'self')
