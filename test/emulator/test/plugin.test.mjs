@@ -1062,3 +1062,30 @@ describe('the Bridge toolbar button', () => {
     await host.close()
   })
 })
+
+describe('pairing (PROTOCOL.md 2.2)', () => {
+  test('an unpaired plugin sends no nonce, is refused and shows the reject naming install-plugin', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window, output } = newWindow(port, { pairing: undefined })
+    await window.start(['edit'])
+    await until(() => output.some((o) => o.message.includes('not paired') && o.message.includes('studio-bridge install-plugin')))
+    assert.equal(host.hellos[0].nonce, undefined)
+    assert.equal(host.sessions.length, 0)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('a host that cannot prove the key is refused: the plugin sends no proof and attaches nothing', async () => {
+    const host = new MiniHost({ key: Buffer.alloc(32, 9) }) // another user's key
+    const port = await host.listen()
+    const { window, output } = newWindow(port)
+    await window.start(['edit'])
+    await until(() => output.some((o) => o.message.includes('could not prove it holds this plugin')))
+    const frames = host.sockets.flatMap((s) => s.frames.map((f) => f.type))
+    assert.deepEqual([...new Set(frames)], ['hello'], 'nothing but hellos reached the rogue host')
+    assert.equal(host.sessions.length, 0)
+    await window.shutdown()
+    await host.close()
+  })
+})
