@@ -117,18 +117,26 @@ func TestRegistryReachesEverySurface(t *testing.T) {
 	app := newApp(IO{}, new(error))
 	dots := map[string]bool{}
 	for _, d := range terminal.DotCommands() {
-		dots[d.Name] = true
+		dots[d.Path()] = true
 	}
 	for _, d := range commands.All {
-		if app.Command(d.Name) == nil {
-			t.Errorf("%s is not a CLI command", d.Name)
+		cmd := app.Command(d.Name)
+		if d.Group != nil {
+			if parent := app.Command(d.Group.Name); parent != nil {
+				cmd = parent.Command(d.Name)
+			} else {
+				cmd = nil
+			}
 		}
-		if !d.LongRunning && !d.Hidden && !dots[d.Name] {
-			t.Errorf("%s is not a terminal dot-command", d.Name)
+		if cmd == nil {
+			t.Errorf("%s is not a CLI command", d.Path())
+		}
+		if !d.LongRunning && !d.Hidden && !dots[d.Path()] {
+			t.Errorf("%s is not a terminal dot-command", d.Path())
 		}
 		if d.MCP {
 			tool := mcp.Tool(d)
-			if tool.Name != "studio_"+d.Name || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			if tool.Name != mcp.ToolName(d) || tool.Name != "studio_"+strings.ReplaceAll(d.Path(), " ", "_") || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
 				t.Errorf("%s: incomplete MCP tool %+v", d.Name, tool)
 			}
 		}

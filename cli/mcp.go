@@ -46,6 +46,9 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return commands.UsageError{Err: err}
 			}
+			if err := configureSourceMap(c, stdio.Err); err != nil {
+				return err
+			}
 			var tools []string
 			if t := c.String("tools"); t != "" {
 				tools = strings.Split(t, ",")
@@ -142,13 +145,14 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
+	ln = mcp.LimitConns(ln, mcp.MaxHTTPConns)
 	h := mcp.HTTPHandler(s)
 	if plan.token != "" {
 		h = mcp.BearerAuth(plan.token, h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second}
 	fmt.Fprintf(stderr, "studio-bridge MCP server: http://%s/mcp\n", ln.Addr())
 	if plan.remote {
 		fmt.Fprintf(stderr, "studio-bridge MCP server: warning: serving beyond loopback on %s: whoever can reach it and holds the bearer token can run code in Studio, and plain HTTP is not encrypted (prefer a trusted network or an SSH tunnel)\n", ln.Addr())

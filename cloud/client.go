@@ -37,6 +37,9 @@ type Client struct {
 	// BackoffMin and BackoffMax bound retry waits with no Retry-After
 	// (default 1 s, 30 s); a Retry-After above MaxRetryAfter gives up.
 	BackoffMin, BackoffMax, MaxRetryAfter time.Duration
+	// Limiter, when set, is shared by every request of the run (all its
+	// concurrent tasks): one 429 or spent quota holds them all back.
+	Limiter *Limiter
 	// Grace is how long past a task's own timeout Run keeps polling before
 	// it gives up (queueing time; default 2 min).
 	Grace time.Duration
@@ -94,7 +97,11 @@ type request struct {
 func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	var last *Error
 	for attempt := 1; ; attempt++ {
+		if err := c.Limiter.Wait(ctx); err != nil {
+			return nil, err
+		}
 		body, status, header, wrote, err := c.once(ctx, r)
+		c.Limiter.Observe(status, header)
 		if err == nil && status/100 == 2 {
 			return body, nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
 // Definition is one command, whatever surface runs it.
@@ -127,6 +128,9 @@ type Line struct {
 	// then the length of the whole line.
 	Truncated bool `json:"truncated,omitempty"`
 	Bytes     int  `json:"bytes,omitempty"`
+	// Locations lists the script locations in Body (Located), with their
+	// files where the source map knows them.
+	Locations []sourcemap.Location `json:"locations,omitempty"`
 }
 
 func (env *Env) status(s string) {
@@ -219,6 +223,9 @@ var All = []*Definition{
 	VersionCommand,
 	Token,
 	Call,
+	ScriptRead,
+	ScriptGrep,
+	ScriptEdit,
 }
 
 // Lookup finds a command of All by its path ("exec", "script read").

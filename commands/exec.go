@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
 // ExecArgs are the exec command's arguments.
@@ -21,6 +22,10 @@ type ExecArgs struct {
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
 	CloudPlace
 	Playtest
+	// ChunkName names the script's chunk in Studio: the file's path when
+	// Script came from a file (PrepareCLI), so its errors and traceback
+	// frames read scripts/run.luau:2; "" leaves the plugin's "Script".
+	ChunkName string `json:"-"`
 }
 
 func (a *ExecArgs) playChoice() playChoice { return a.choice("exec") }
@@ -34,6 +39,13 @@ type ExecData struct {
 	// DroppedLogs counts output lines past the plugin's per-exec cap
 	// (10,000 lines or 4 MiB) that were not captured.
 	DroppedLogs int `json:"droppedLogs,omitempty"`
+	// Traceback, for a runtime error, lists the frames where it was raised
+	// (debug.traceback, innermost first), the script's own outermost last.
+	Traceback string `json:"traceback,omitempty"`
+	// Locations lists every location in Error and Traceback, in order,
+	// each with the file it comes from where one is known (source map, or
+	// a chunk named after its file).
+	Locations []sourcemap.Location `json:"locations,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
 	// could not begin, or the request opted out with "history": false.
@@ -67,6 +79,9 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		if err != nil {
 			return UsageError{err}
 		}
+		if args.Script != "-" && looksLikeFile(args.Script) {
+			args.ChunkName = ChunkName(args.Script)
+		}
 		args.Script = src
 		return nil
 	},
@@ -82,14 +97,14 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		}
 		if args.Play || args.Run {
 			return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
-				data, err := execScript(ctx, env, args.Script)
+				data, err := execScript(ctx, env, args.Script, args.ChunkName)
 				if err != nil {
 					return nil, err
 				}
 				return execResult(data), nil
 			})
 		}
-		data, err := execScript(ctx, env, args.Script)
+		data, err := execScript(ctx, env, args.Script, args.ChunkName)
 		if err != nil {
 			return nil, err
 		}
@@ -99,13 +114,15 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 
 // execPayload is what the plugin's exec action reads.
 type execPayload struct {
-	Script string `json:"script"`
+	Script    string `json:"script"`
+	ChunkName string `json:"chunkName,omitempty"`
 }
 
-// execScript runs source in env.Session, streaming its output.
-func execScript(ctx context.Context, env *Env, source string) (ExecData, error) {
+// execScript runs source in env.Session, streaming its output; chunkName
+// ("" for the plugin's default) names its chunk.
+func execScript(ctx context.Context, env *Env, source, chunkName string) (ExecData, error) {
 	var data ExecData
-	err := action(ctx, env, "exec", execPayload{Script: source}, &data, func(p json.RawMessage) {
+	err := action(ctx, env, "exec", execPayload{Script: source, ChunkName: chunkName}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil {
 			env.emit(l)
@@ -118,6 +135,13 @@ func execScript(ctx context.Context, env *Env, source string) (ExecData, error) 
 func execResult(data ExecData) *Result {
 	if data.Logs == nil {
 		data.Logs = []Line{}
+	}
+	m := SourceMap()
+	for i := range data.Logs {
+		data.Logs[i] = data.Logs[i].Located()
+	}
+	if !data.Success {
+		data.Locations = textLocations(m, data.Error, data.Traceback)
 	}
 	var b strings.Builder
 	for _, v := range data.ReturnValues {
@@ -133,7 +157,7 @@ func execResult(data ExecData) *Result {
 		res.Note = joinNotes(res.Note, "warning: this exec is not one undo step in Studio (another ChangeHistoryService recording was open); Ctrl+Z will not undo it as a whole")
 	}
 	if !data.Success {
-		res.Failure = "script error: " + data.Error
+		res.Failure = execFailure(m, data)
 	}
 	return res
 }

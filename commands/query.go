@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,12 +83,48 @@ var Query = Define(Spec[QueryArgs, QueryData]{
 		}
 		var data QueryData
 		var tree map[string]any // the same answer, walked to render it
-		if json.Unmarshal(raw, &data) != nil || json.Unmarshal(raw, &tree) != nil {
+		if json.Unmarshal(raw, &tree) != nil {
+			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
+		}
+		if !slices.Contains(args.Properties, "Source") && elideSources(tree) {
+			raw, _ = json.Marshal(tree)
+		}
+		if json.Unmarshal(raw, &data) != nil {
 			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
 		}
 		return &Result{Data: data, Text: renderQuery(tree)}, nil
 	},
 })
+
+// elideSources replaces every script's Source in a query answer by a
+// pointer to script read ("[12 lines, 340 bytes: studio-bridge script read
+// game.X]"): a whole script in a property listing floods the output, and
+// Source is the committed text, not what the editor shows. Asking for the
+// property by name (--properties Source) keeps it. Reports whether it
+// changed anything.
+func elideSources(node map[string]any) bool {
+	changed := false
+	if props, ok := node["properties"].(map[string]any); ok {
+		if src, ok := props["Source"].(string); ok {
+			path, _ := node["path"].(string)
+			props["Source"] = fmt.Sprintf("[%d lines, %d bytes: studio-bridge script read %s]", strings.Count(src, "\n")+1, len(src), path)
+			changed = true
+		}
+	}
+	for _, key := range []string{"instance", "children"} {
+		switch v := node[key].(type) {
+		case map[string]any:
+			changed = elideSources(v) || changed
+		case []any:
+			for _, c := range v {
+				if m, ok := c.(map[string]any); ok {
+					changed = elideSources(m) || changed
+				}
+			}
+		}
+	}
+	return changed
+}
 
 func renderQuery(data map[string]any) string {
 	var b strings.Builder

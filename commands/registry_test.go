@@ -10,15 +10,15 @@ func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	name := regexp.MustCompile(`^[a-z][a-z-]*$`)
 	for _, d := range All {
-		if !name.MatchString(d.Name) || seen[d.Name] {
-			t.Errorf("bad or duplicate command name %q", d.Name)
+		if !name.MatchString(d.Name) || seen[d.Path()] || (d.Group != nil && !name.MatchString(d.Group.Name)) {
+			t.Errorf("bad or duplicate command name %q", d.Path())
 		}
-		seen[d.Name] = true
+		seen[d.Path()] = true
 		if d.Summary == "" || d.run == nil {
 			t.Errorf("%s: needs a summary and a Run", d.Name)
 		}
 		Fields(d.Args) // panics on an undescribable Args struct
-		if Lookup(d.Name) != d {
+		if Lookup(d.Path()) != d {
 			t.Errorf("%s: Lookup does not find it", d.Name)
 		}
 		if d.NeedsSession && d.Timeout == 0 {

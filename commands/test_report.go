@@ -19,6 +19,10 @@ type TestCase struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message,omitempty"`
+	// InstancePath is the spec's DataModel path where one is known: the
+	// instance a --root run found (File is then its file from the source
+	// map, when the map has it), or the synced copy of a spec file.
+	InstancePath string `json:"instancePath,omitempty"`
 }
 
 // TestData is the test command's output.

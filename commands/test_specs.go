@@ -43,34 +43,23 @@ type mountNode struct {
 // parent, mapped as Rojo maps files (init.luau makes its folder a
 // ModuleScript; name.luau a ModuleScript "name"; a.spec.luau a ModuleScript
 // "a.spec", as TestEZ wants). .server/.client scripts are left out (a
-// mounted Script would run). It returns the top nodes, the number of specs
-// and the bytes of source.
+// mounted Script would run). A spec file named alone is mounted with its
+// whole folder, so its requires of neighbours (script.Parent.X) work, and
+// only it runs. It returns the top nodes, the number of specs that run and
+// the bytes of source.
 func specTree(paths []string) ([]*mountNode, int, int, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
 	var files []string
 	seen := map[string]bool{}
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %w", p, err)
-		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s does not exist", p)
-		}
-		if !st.IsDir() {
-			if !isSpecFile(filepath.Base(abs)) {
-				return nil, 0, 0, fmt.Errorf("%s is not a spec (*.spec.luau or *.spec.lua)", p)
-			}
-			if !seen[abs] {
-				seen[abs] = true
-				files = append(files, abs)
-			}
-			continue
-		}
-		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+	// run says which spec files run: those named and those under a folder
+	// named. A spec named alone brings its whole folder (its neighbours,
+	// which it reaches through script.Parent) without running the other
+	// specs there.
+	run := map[string]bool{}
+	walk := func(abs, p string, runs bool) error {
+		return filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -84,7 +73,13 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && isModuleFile(d.Name()) && !seen[path] {
+			if !d.Type().IsRegular() || !isModuleFile(d.Name()) {
+				return nil
+			}
+			if runs {
+				run[path] = true
+			}
+			if !seen[path] {
 				seen[path] = true
 				files = append(files, path)
 				if len(files) > maxSpecFiles {
@@ -93,7 +88,27 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 			}
 			return nil
 		})
+	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
 		if err != nil {
+			return nil, 0, 0, fmt.Errorf("%s: %w", p, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("%s does not exist", p)
+		}
+		if !st.IsDir() {
+			if !isSpecFile(filepath.Base(abs)) {
+				return nil, 0, 0, fmt.Errorf("%s is not a spec (*.spec.luau or *.spec.lua)", p)
+			}
+			run[abs] = true
+			if err := walk(filepath.Dir(abs), p, false); err != nil {
+				return nil, 0, 0, err
+			}
+			continue
+		}
+		if err := walk(abs, p, true); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -146,7 +161,7 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 		if n.File != "" || len(n.Children) > 0 && n.Kind == "ModuleScript" {
 			return nil, 0, 0, fmt.Errorf("%s collides with another module named %q", rel, name)
 		}
-		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, isSpecFile(parts[len(parts)-1])
+		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, isSpecFile(parts[len(parts)-1]) && run[f]
 		if n.Spec {
 			specs++
 		}

@@ -72,6 +72,7 @@ func TestTerminalPiped(t *testing.T) {
 		".logs 5",
 		".query Workspace.SpawnLocation",
 		".query Workspace.Nope",
+		".script read ServerScriptService.Main",
 		"error('x')",
 		".context server",
 		".nope",
@@ -94,6 +95,8 @@ func TestTerminalPiped(t *testing.T) {
 		"Position = Vector3(0, 4, 0)",
 		".logs [count]", // .help's list
 		".run <file>",
+		"1  local a = 1\n2  print(a)\n", // .script read: a group's leaf
+		".script read <path>",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())

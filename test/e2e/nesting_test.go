@@ -170,6 +170,11 @@ func TestDeepNestingDoesNotCrashTheHost(t *testing.T) {
 		w := pl.expect(protocol.TypeWelcome).(protocol.Welcome)
 		// paired as the installed plugin is: the test token's key
 		pl.send(protocol.Pair{Proof: protocol.PluginProof(kit.Token(t).PairingKey(), w.Nonce, hello.Nonce, hello.InstanceID)})
+		// A socket reads only small frames until it attaches a session
+		// (PROTOCOL.md 4): attach one, so the large frames below reach
+		// the depth check.
+		pl.send(protocol.Attach{Ref: "e", InstanceID: "deep", Context: protocol.ContextEdit, State: protocol.StateEdit})
+		pl.expect(protocol.TypeAttached)
 		for _, tt := range []struct {
 			name string
 			conn *rawWS

@@ -290,7 +290,7 @@ describe('edit window against a protocol-level host', () => {
   test('exec: compile and runtime errors are results', async () => {
     let r = await host.call(session, 'exec', { script: 'print("before")\nlocal x = nil\nreturn x.Name' })
     assert.equal(r.ok, true)
-    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }], undoable: true })
+    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", traceback: 'Script:3\n', logs: [{ level: 'Print', body: 'before' }], undoable: true })
     r = await host.call(session, 'exec', { script: 'return (' })
     assert.equal(r.payload.success, false)
     assert.match(r.payload.error, /^Script:1: Expected identifier/)
@@ -300,6 +300,7 @@ describe('edit window against a protocol-level host', () => {
     assert.deepEqual(r.payload.returnValues, [1])
     r = await host.call(session, 'exec', { script: 'error("boom")', chunkName: 'MyChunk' })
     assert.equal(r.payload.error, 'MyChunk:1: boom')
+    assert.equal(r.payload.traceback, 'MyChunk:1\n')
   })
 
   test('exec: the environment hides the plugin', async () => {
@@ -687,6 +688,7 @@ describe('Play mode: three DataModels, one window', () => {
       assert.deepEqual(r.payload, {
         success: false,
         error: 'Script:3: boom',
+        traceback: 'Script:3\n',
         logs: [
           { level: 'Print', body: 'before' },
           { level: 'Warning', body: 'careful' },
@@ -694,7 +696,7 @@ describe('Play mode: three DataModels, one window', () => {
       })
       assert.deepEqual(r.progress, r.payload.logs, c)
       r = await host.call(s, 'exec', { script: 'local t = nil\nreturn t.x', chunkName: 'Mod' })
-      assert.deepEqual(r.payload, { success: false, error: "Mod:2: attempt to index nil with 'x'", logs: [] }, c)
+      assert.deepEqual(r.payload, { success: false, error: "Mod:2: attempt to index nil with 'x'", traceback: 'Mod:2\n', logs: [] }, c)
       r = await host.call(s, 'exec', { script: 'error({code = 1})' })
       assert.equal(r.payload.success, false, c)
       assert.equal(typeof r.payload.error, 'string', c)
