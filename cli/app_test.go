@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/mcp"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -148,5 +150,30 @@ func TestVersionFlagMatchesVersionCommand(t *testing.T) {
 	cmd, _, err2 := run(t, "version")
 	if err != nil || err2 != nil || flag != cmd || !strings.HasPrefix(flag, "studio-bridge ") || !strings.Contains(flag, "protocol ") {
 		t.Fatalf("--version %q (%v), version %q (%v)", flag, err, cmd, err2)
+	}
+}
+
+// With no Studio on the port, every surface says which port it looked on
+// and that the plugin's must match; with --wait, also how long it waited.
+// The errors keep exit code 3 (a *bridge.ResolveError inside).
+func TestNoSessionsNamesThePort(t *testing.T) {
+	port := freePort(t)
+	advice := "The plugin must use the same port (its Settings button shows it); choose this side's port with --port or STUDIO_BRIDGE_PORT."
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exec", "print(1)"}, "No active sessions on port " + port + ". Is Studio running with the studio-bridge plugin installed? " + advice},
+		{[]string{"exec", "print(1)", "--wait", "1s"}, "No active sessions on port " + port + " after waiting 1 second. "},
+	} {
+		_, _, err := run(t, append([]string{"--port", port}, tc.args...)...)
+		var re *bridge.ResolveError
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.As(err, &re) || re.Kind != bridge.NoSessions {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	_, errOut, err := run(t, "--port", port, "sessions")
+	if err != nil || errOut != commands.NoSessionsHint+"\nLooked on port "+port+". "+advice+"\n" {
+		t.Errorf("sessions: %v, stderr %q", err, errOut)
 	}
 }

@@ -16,10 +16,11 @@ import (
 
 func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd := &cli.Command{
-		Name:      d.Name,
-		Usage:     d.Summary,
-		Hidden:    d.Hidden,
-		ArgsUsage: strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
+		Name:        d.Name,
+		Usage:       d.Summary,
+		Hidden:      d.Hidden,
+		Description: d.CLIHelp(),
+		ArgsUsage:   strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
 			if !isSubcommand {
 				return usageError(c, err, isSubcommand)
@@ -56,7 +57,7 @@ func flagsFor(a commands.Arg) []cli.Flag {
 		aliases = []string{a.Short}
 	}
 	usage := a.Usage
-	if len(a.Enum) > 0 && !a.Switch {
+	if len(a.Enum) > 0 && !a.Switch && !commands.NamesAll(usage, a.Enum) {
 		usage += " (" + strings.Join(a.Enum, ", ") + ")"
 	}
 	switch {
@@ -139,6 +140,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	clearStatus()
 	flush() // streamed output comes before the result and any error
 	if o.Kind != commands.Done {
+		if b != nil { // no session at all: say where it looked, and for how long
+			o.Err = commands.ExplainNoSessions(o.Err, b.Addr(), req.Wait)
+		}
 		return o.Err // cmd/studio-bridge renders it: its text, and the exit code of o.Kind
 	}
 	res := o.Result

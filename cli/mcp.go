@@ -26,7 +26,7 @@ func mcpCommand(stdio IO) *cli.Command {
 	flags := append([]cli.Flag{
 		&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `ADDR` (path /mcp; loopback unless a host is given) instead of stdio"},
 		&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: allow an address beyond loopback, and require a bearer token on every request (" + mcp.EnvHTTPToken + ", else generated and printed at start)"},
-		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (studio_exec)"},
+		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (" + mutatingTools() + ")"},
 		&cli.StringFlag{Name: "tools", Usage: "offer only these tools, comma-separated (e.g. studio_sessions,studio_logs)"},
 	}, globalFlags()...)
 	return &cli.Command{
@@ -187,3 +187,15 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// mutatingTools names the MCP tools --read-only leaves out: every one whose
+// command changes Studio.
+func mutatingTools() string {
+	var names []string
+	for _, d := range commands.All {
+		if d.MCP && d.Mutates {
+			names = append(names, mcp.ToolName(d))
+		}
+	}
+	return strings.Join(names, ", ")
+}

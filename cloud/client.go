@@ -121,6 +121,12 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			}
 			return nil, &Error{Kind: KindUnknownOutcome, Op: r.op, Err: err,
 				Message: fmt.Sprintf("the request was sent but its answer was lost (%s); %s", c.scrub(err.Error()), what)}
+		case err != nil && hostNotFound(err):
+			// a name that does not resolve will not resolve in a few
+			// seconds either: say so at once instead of retrying for half
+			// a minute
+			return nil, &Error{Kind: KindUnavailable, Op: r.op, Err: err,
+				Message: "could not reach Open Cloud at " + c.BaseURL + ": its host name does not resolve (" + c.scrub(err.Error()) + "); check the address and this machine's network and DNS"}
 		case err != nil:
 			last = &Error{Kind: KindUnavailable, Op: r.op, Err: err, Message: "could not reach Open Cloud at " + c.BaseURL + ": " + c.scrub(err.Error())}
 			wait = c.backoff(attempt)

@@ -276,13 +276,17 @@ func (d *Definition) Usage() string {
 	var b strings.Builder
 	b.WriteString(d.Path())
 	for _, a := range d.Slots() {
+		name := a.Flag
+		if len(a.Enum) > 0 { // the words it takes: play <start|stop|status>
+			name = strings.Join(a.Enum, "|")
+		}
 		switch {
 		case a.Variadic():
-			fmt.Fprintf(&b, " [%s...]", a.Flag)
+			fmt.Fprintf(&b, " [%s...]", name)
 		case a.Required:
-			fmt.Fprintf(&b, " <%s>", a.Flag)
+			fmt.Fprintf(&b, " <%s>", name)
 		default:
-			fmt.Fprintf(&b, " [%s]", a.Flag)
+			fmt.Fprintf(&b, " [%s]", name)
 		}
 	}
 	return b.String()

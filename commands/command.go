@@ -25,6 +25,9 @@ type Definition struct {
 	// Description is what agents read (the MCP tool description); it
 	// defaults to Summary.
 	Description string
+	// Help is what `--help` says beyond Summary and the flags: how the
+	// arguments are read (see CLIHelp, which adds the default timeout).
+	Help string
 	// Args is a pointer to the zero value of the command's argument struct
 	// (set by Define).
 	Args any

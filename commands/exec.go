@@ -48,16 +48,21 @@ type ExecData struct {
 	Locations []sourcemap.Location `json:"locations,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
-	// could not begin, or the request opted out with "history": false.
+	// could not begin, or the request opted out with "history": false;
+	// absent when the exec changed nothing (nothing to undo).
 	Undoable *bool `json:"undoable,omitempty"`
 }
 
 // Exec runs Luau in a session.
 var Exec = Define(Spec[ExecArgs, ExecData]{
 	Definition: Definition{
-		Name:           "exec",
-		Title:          "Run Luau in Studio",
-		Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
+		Name:    "exec",
+		Title:   "Run Luau in Studio",
+		Summary: "Run Luau in Studio: inline code, a file, or standard input.",
+		Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
+			"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
+			"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
+			"--play and --run start a test for it and stop it afterwards. Output streams as it is printed, return values follow on stdout; a script error exits 1.",
 		Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
 		NeedsSession:   true,
 		DefaultContext: protocol.ContextServer,

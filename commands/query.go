@@ -29,6 +29,15 @@ type QueryData struct {
 	Children  []QueryNode    `json:"children,omitempty"`
 	Services  []QueryService `json:"services,omitempty"`
 	Truncated bool           `json:"truncated,omitempty"`
+	// Duplicates lists the segments of the path that named several
+	// siblings: the plugin took the first of each (FindFirstChild).
+	Duplicates []QueryDuplicate `json:"duplicates,omitempty"`
+}
+
+// QueryDuplicate is a prefix of a query's path that names Count siblings.
+type QueryDuplicate struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"`
 }
 
 // QueryNode is one instance. Properties and attributes are typed values
@@ -92,7 +101,7 @@ var Query = Define(Spec[QueryArgs, QueryData]{
 		if json.Unmarshal(raw, &data) != nil {
 			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
 		}
-		return &Result{Data: data, Text: renderQuery(tree)}, nil
+		return &Result{Data: data, Text: renderQuery(tree, len(args.Properties) > 0), Note: duplicatesNote(data.Duplicates)}, nil
 	},
 })
 
@@ -126,16 +135,30 @@ func elideSources(node map[string]any) bool {
 	return changed
 }
 
-func renderQuery(data map[string]any) string {
+// duplicatesNote says which segments of the path were ambiguous and that
+// the first sibling of each was taken, or "".
+func duplicatesNote(dups []QueryDuplicate) string {
+	var lines []string
+	for _, d := range dups {
+		lines = append(lines, fmt.Sprintf("note: %s names %d instances; this is the first of them (query its parent with --children to see them all, or rename them apart)", d.Path, d.Count))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// renderQuery is a query's answer for people. explicit says the caller
+// named the properties: then every value is printed whole; otherwise long
+// or multi-line text (a script's Source) is summarized, so that a query
+// with --depth stays a readable tree.
+func renderQuery(data map[string]any, explicit bool) string {
 	var b strings.Builder
 	if inst, ok := data["instance"].(map[string]any); ok {
-		renderInstance(&b, inst, "")
+		renderInstance(&b, inst, "", explicit)
 	}
 	for _, key := range []string{"children", "services"} {
 		if list, ok := data[key].([]any); ok {
 			for _, c := range list {
 				if m, ok := c.(map[string]any); ok {
-					renderInstance(&b, m, "")
+					renderInstance(&b, m, "", explicit)
 				}
 			}
 		}
@@ -143,7 +166,20 @@ func renderQuery(data map[string]any) string {
 	return b.String()
 }
 
-func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
+// maxInlineText is the longest single-line string a query prints among
+// default properties.
+const maxInlineText = 200
+
+// inlineValue is a property's value as a query line shows it.
+func inlineValue(name string, v any, explicit bool) string {
+	s, ok := v.(string)
+	if explicit || !ok || (len(s) <= maxInlineText && !strings.Contains(s, "\n")) {
+		return FormatValue(v)
+	}
+	return fmt.Sprintf("<text: %d lines, %d bytes; --properties %s prints it>", strings.Count(s, "\n")+1, len(s), name)
+}
+
+func renderInstance(b *strings.Builder, inst map[string]any, indent string, explicit bool) {
 	fmt.Fprintf(b, "%s%v (%v)", indent, inst["name"], inst["className"])
 	if p, ok := inst["path"].(string); ok && indent == "" {
 		fmt.Fprintf(b, "  %s", p)
@@ -167,13 +203,13 @@ func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(b, "%s  %s%s = %s\n", indent, prefix, k, FormatValue(m[k]))
+			fmt.Fprintf(b, "%s  %s%s = %s\n", indent, prefix, k, inlineValue(k, m[k], explicit || section == "attributes"))
 		}
 	}
 	if children, ok := inst["children"].([]any); ok {
 		for _, c := range children {
 			if m, ok := c.(map[string]any); ok {
-				renderInstance(b, m, indent+"    ")
+				renderInstance(b, m, indent+"    ", explicit)
 			}
 		}
 	}

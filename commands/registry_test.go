@@ -2,6 +2,7 @@ package commands
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,16 @@ func TestFieldsAndUsage(t *testing.T) {
 	}
 	if got := Call.Usage(); got != "call <action> [payload]" {
 		t.Fatalf("usage %q", got)
+	}
+	// a positional with choices names them (play --help, .help)
+	if got := Play.Usage(); got != "play <start|stop|status>" {
+		t.Fatalf("play usage %q", got)
+	}
+	if h := Exec.CLIHelp(); !strings.Contains(h, "- to read the script from standard input") || !strings.Contains(h, "Timeout: 120 seconds") {
+		t.Fatalf("exec help %q", h)
+	}
+	if !NamesAll("testez, or jest (Jest-Lua)", []string{"testez", "jest"}) || NamesAll("how failures are reported", []string{"text", "github"}) {
+		t.Fatal("NamesAll")
 	}
 	if _, ok := Call.NewArgs().(*CallArgs); !ok {
 		t.Fatal("NewArgs does not return *CallArgs")

@@ -306,7 +306,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		}
 	}
 	if data.Failed > 0 {
-		res.Failure = fmt.Sprintf("%d of %d tests failed", data.Failed, data.Passed+data.Failed)
+		res.Failure = data.FailureLine()
 	}
 	return res, nil
 }

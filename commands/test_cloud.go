@@ -153,6 +153,7 @@ func newCloudTestRun(env *Env, args *TestArgs, script string) (*cloudTestRun, er
 	}
 	cp := args.CloudPlace
 	cp.Place = first
+	cp.cmd = "test" // its errors name test --cloud
 	s, err := checkCloud(env, &ExecArgs{Cloud: true, CloudPlace: cp})
 	if err != nil {
 		return nil, err

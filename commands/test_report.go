@@ -69,6 +69,19 @@ func (d TestData) Summary() string {
 	return b.String()
 }
 
+// FailureLine is the closing error of a run with failures, counting as
+// the summary line above it counts: every test, skipped ones included
+// ("10 passed, 6 failed, 1 skipped" then "6 of 17 tests failed (1
+// skipped)").
+func (d TestData) FailureLine() string {
+	total := d.Passed + d.Failed + d.Skipped
+	line := fmt.Sprintf("%d of %d tests failed", d.Failed, total)
+	if d.Skipped > 0 {
+		line += fmt.Sprintf(" (%d skipped)", d.Skipped)
+	}
+	return line
+}
+
 func location(t TestCase) string {
 	if t.Line > 0 {
 		return fmt.Sprintf("%s:%d", t.File, t.Line)

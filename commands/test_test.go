@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,13 @@ func TestTestReportsGolden(t *testing.T) {
 	golden(t, "test-report.github.golden", []byte(d.GitHub()))
 	golden(t, "test-report.junit.golden", d.JUnit())
 	golden(t, "test-report.text.golden", []byte(d.Summary()))
+	// the closing error counts as the summary does: skipped tests too
+	if !strings.Contains(d.Summary(), "1 passed, 3 failed, 1 skipped") || d.FailureLine() != "3 of 5 tests failed (1 skipped)" {
+		t.Fatalf("summary %q, then %q", d.Summary(), d.FailureLine())
+	}
+	if got := (TestData{Passed: 2, Failed: 1}).FailureLine(); got != "1 of 3 tests failed" {
+		t.Fatalf("no skipped: %q", got)
+	}
 }
 
 // GitHub's workflow commands: %, CR and LF in data; also : and , in
@@ -280,6 +288,21 @@ func TestTestCloud(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), wallyLine) {
 		t.Fatalf("TestEZ missing: %v", err)
+	}
+}
+
+// test --cloud's refusals name test --cloud, not the exec path it shares.
+func TestTestCloudErrorsNameTest(t *testing.T) {
+	t.Setenv(EnvAPIKey, "")
+	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: io.Discard}
+	_, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "test --cloud: set "+EnvAPIKey) {
+		t.Fatalf("%v, want a usage error naming test --cloud", err)
+	}
+	_, err = Exec.run(context.Background(), env, &ExecArgs{Script: "print(1)", Cloud: true})
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "exec --cloud: set "+EnvAPIKey) {
+		t.Fatalf("%v, want a usage error naming exec --cloud", err)
 	}
 }
 
