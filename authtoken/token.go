@@ -97,7 +97,7 @@ func LoadOrCreate(dir string) (Token, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return Token{}, err
 		}
-		if err := create(dir, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := create(dir, path, Generate()); err != nil && !errors.Is(err, fs.ErrExist) {
 			return Token{}, err
 		}
 		// Ours or a racing process's: the file is in place now, whole.
@@ -126,10 +126,10 @@ func read(path string) (string, error) {
 	return v, nil
 }
 
-// create writes a new token to a private temporary file in dir and moves
+// create writes a token (value) to a private temporary file in dir and moves
 // it to path without ever replacing an existing file: fs.ErrExist means
 // another process was first, and its token stands.
-func create(dir, path string) error {
+func create(dir, path, value string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the config directory for the token: %w", err)
 	}
@@ -143,7 +143,7 @@ func create(dir, path string) error {
 		_ = f.Close()
 		return fmt.Errorf("make the token file private: %w", err)
 	}
-	if _, err := f.WriteString(Generate() + "\n"); err != nil {
+	if _, err := f.WriteString(value + "\n"); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("write the token file: %w", err)
 	}

@@ -22,12 +22,7 @@ import (
 // edit session of instance and returns the socket and the session id.
 func rawV2Session(t *testing.T, port int, instance string) (*rawConn, string) {
 	t.Helper()
-	r := openRaw(t, port, protocol.PathPlugin)
-	r.send(protocol.Hello{
-		ProtocolVersions: []int{2}, PluginVersion: "1.0.0",
-		InstanceID: instance,
-	})
-	r.expect(protocol.TypeWelcome)
+	r := rawWindow(t, port, instance) // says hello and pairs
 	r.send(protocol.Attach{Ref: "edit", InstanceID: instance, Context: protocol.ContextEdit, State: protocol.StateEdit, Capabilities: []string{"exec"}})
 	return r, r.expect(protocol.TypeAttached).(protocol.Attached).SessionID
 }
@@ -311,10 +306,7 @@ func hasSessionOf(h *Host, instance string) bool {
 // the welcome, attaching nothing.
 func helloOnly(t *testing.T, port int, instance string) *rawConn {
 	t.Helper()
-	r := openRaw(t, port, protocol.PathPlugin)
-	r.send(protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "1.0.0", InstanceID: instance})
-	r.expect(protocol.TypeWelcome)
-	return r
+	return rawWindow(t, port, instance) // says hello and pairs
 }
 
 // startFrame writes the first n bytes of a text frame on r and leaves it

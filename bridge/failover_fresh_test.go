@@ -128,7 +128,7 @@ func TestWelcomeAwaitingLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewHost(HostConfig{Listener: ln, Log: testLog(t), Grace: freshGrace, Awaiting: []string{"gone-1", "gone-2"}})
+	h := NewHost(HostConfig{Listener: ln, Log: testLog(t), Token: kit.Token(t), Grace: freshGrace, Awaiting: []string{"gone-1", "gone-2"}})
 	defer h.Kill()
 	h.mu.Lock()
 	missing, settled := h.awaitingLocked()
@@ -150,7 +150,7 @@ func TestWelcomeAwaitingLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := NewHost(HostConfig{Listener: ln2, Log: testLog(t)}) // no grace: never young
+	old := NewHost(HostConfig{Listener: ln2, Log: testLog(t), Token: kit.Token(t)}) // no grace: never young
 	defer old.Kill()
 	old.mu.Lock()
 	old.expectLocked([]string{"x"})

@@ -61,7 +61,9 @@ type HostConfig struct {
 // /plugin and studio-bridge clients on /client, and relays actions, replies,
 // progress and events between them.
 type Host struct {
-	cfg     HostConfig
+	cfg HostConfig
+	// pairKey is the plugin pairing key, derived from cfg.Token (nil without one).
+	pairKey []byte
 	hub     *hub
 	started time.Time
 	port    int
@@ -105,6 +107,7 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 	}
 	h := &Host{
 		cfg:      cfg,
+		pairKey:  cfg.Token.PairingKey(),
 		hub:      hb,
 		started:  time.Now(),
 		plugins:  map[string]*pluginSession{},

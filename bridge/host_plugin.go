@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -94,16 +95,6 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 	h.sockets[sock] = struct{}{}
 	h.mu.Unlock()
 
-	_ = sock.send(protocol.Welcome{
-		ProtocolVersion:      version,
-		HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),
-		MaxFrameBytes:        protocol.PluginMaxFrameBytes,
-		MaxSessionFrameBytes: protocol.MaxSessionFrameBytes,
-		MaxSessions:          protocol.MaxSessionsPerSocket,
-		MaxRequestBytes:      protocol.MaxRequestPayloadBytes,
-		ResumeGraceMs:        int(h.resumeGrace() / time.Millisecond),
-		HostVersion:          h.cfg.Version,
-	})
 	log.Info("plugin socket connected", "plugin", hello.PluginVersion)
 	h.conns.Add(1)
 	go func() {
@@ -117,7 +108,13 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 
 // pluginHandshake reads the hello and answers a reject when it is unusable
 // (a plugin that offers only protocol 1 is told to run
-// `studio-bridge install-plugin`: protocol.ValidateHello).
+// `studio-bridge install-plugin`: protocol.ValidateHello); then it pairs
+// (protocol/pairing.go): the welcome carries the host's nonce and its proof
+// over the plugin's nonce, and the plugin's pair frame must prove the
+// pairing key before the socket carries anything. A plugin without the key
+// (unpaired, or paired with another token) gets a reject UNAUTHORIZED
+// saying to run install-plugin: it can attach no session (attack 7 of
+// issue 22) and resume none (attack 11).
 func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 	hello, ok := readHello[protocol.Hello](h, c)
 	if !ok {
@@ -129,7 +126,54 @@ func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 		reject(c, perr.Code, perr.Message)
 		return hello, 0, false
 	}
+	if h.pairKey == nil {
+		h.cfg.Log.Warn("refused a plugin: this bridge host has no token, so no pairing key")
+		reject(c, protocol.CodeUnauthorized, "this bridge host has no token and so cannot pair with any plugin; restart it with "+authtoken.EnvToken+" set, or with a config directory it can write")
+		return hello, 0, false
+	}
+	nonce := protocol.NewNonce()
+	welcome := protocol.Welcome{
+		ProtocolVersion:      v,
+		HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),
+		MaxFrameBytes:        protocol.PluginMaxFrameBytes,
+		MaxSessionFrameBytes: protocol.MaxSessionFrameBytes,
+		MaxSessions:          protocol.MaxSessionsPerSocket,
+		MaxRequestBytes:      protocol.MaxRequestPayloadBytes,
+		ResumeGraceMs:        int(h.resumeGrace() / time.Millisecond),
+		HostVersion:          h.cfg.Version,
+		Nonce:                nonce,
+		Proof:                protocol.HostProof(h.pairKey, nonce, hello.Nonce, hello.InstanceID),
+	}
+	if err := writeFrame(c, welcome); err != nil {
+		_ = c.CloseNow()
+		return hello, 0, false
+	}
+	pair, ok := readHello[protocol.Pair](h, c)
+	if !ok {
+		return hello, 0, false
+	}
+	if want := protocol.PluginProof(h.pairKey, nonce, hello.Nonce, hello.InstanceID); !protocol.ProofMatches(want, pair.Proof) {
+		msg := protocol.WrongKeyMessage
+		if pair.Proof == "" {
+			msg = protocol.UnpairedMessage
+		}
+		h.cfg.Log.Info("refused a plugin that did not prove the pairing key", "instance", hello.InstanceID, "proofPresented", pair.Proof != "")
+		reject(c, protocol.CodeUnauthorized, msg)
+		return hello, 0, false
+	}
 	return hello, v, true
+}
+
+// writeFrame writes one frame on a socket that has no peer yet (the
+// handshake), within the write timeout.
+func writeFrame(c *websocket.Conn, m protocol.Message) error {
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), protocol.WriteTimeout)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, data)
 }
 
 // readHello reads a peer's first frame, which must be a T, within the

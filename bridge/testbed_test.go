@@ -274,7 +274,7 @@ func (r *rawConn) assertOpen() {
 
 // goodHello is the hello of Studio window instance.
 func goodHello(instance string) protocol.Hello {
-	return protocol.Hello{ProtocolVersions: []int{protocol.PluginProtocolVersion}, PluginVersion: "1.0.0", InstanceID: instance}
+	return protocol.Hello{ProtocolVersions: []int{protocol.PluginProtocolVersion}, PluginVersion: "1.0.0", InstanceID: instance, Nonce: protocol.NewNonce()}
 }
 
 // goodAttach is the attach of the DataModel of context ctx in Studio window
@@ -291,11 +291,24 @@ func goodAttach(instance string, ctx protocol.Context) protocol.Attach {
 func rawWindow(t *testing.T, port int, instance string) *rawConn {
 	t.Helper()
 	r := openRaw(t, port, protocol.PathPlugin)
-	r.send(goodHello(instance))
-	if w := r.expect(protocol.TypeWelcome).(protocol.Welcome); w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != protocol.PluginProtocolVersion {
+	hello := goodHello(instance)
+	r.send(hello)
+	w := r.expect(protocol.TypeWelcome).(protocol.Welcome)
+	if w.MaxFrameBytes != protocol.PluginMaxFrameBytes || w.ProtocolVersion != protocol.PluginProtocolVersion {
 		t.Fatalf("welcome: %+v", w)
 	}
+	r.pair(hello, w, kit.Token(t).PairingKey())
 	return r
+}
+
+// pair checks the host's proof in w and answers the window's own under key
+// (the test's pairing key, or another one to be refused).
+func (r *rawConn) pair(hello protocol.Hello, w protocol.Welcome, key []byte) {
+	r.t.Helper()
+	if !protocol.ProofMatches(protocol.HostProof(key, w.Nonce, hello.Nonce, hello.InstanceID), w.Proof) {
+		r.t.Fatalf("the host's proof %q does not check out under the test's key", w.Proof)
+	}
+	r.send(protocol.Pair{Proof: protocol.PluginProof(key, w.Nonce, hello.Nonce, hello.InstanceID)})
 }
 
 // rawPlugin opens a raw plugin socket for a's window and attaches a: a

@@ -108,7 +108,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	write, flush := lineWriter(stdio, asJSON, d.DataLines)
 	defer flush()
 	req := commands.Request{Command: d, Args: args, Wait: c.Duration("wait"),
-		Env: commands.Env{Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout"), Aligned: IsTerminal(stdio.Out),
+		Env: commands.Env{Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout"), Aligned: IsTerminal(stdio.Out), Port: global(c, "port").Int("port"),
 			Status: func(s string) {
 				if s == "" {
 					clearStatus()

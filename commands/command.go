@@ -106,6 +106,10 @@ type Env struct {
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
+	// Port is the bridge port this process was run for (the global --port);
+	// zero means protocol.DefaultPort. install-plugin writes it into the
+	// plugin.
+	Port int
 }
 
 // Fitter is a result that knows how to cut its own JSON to a byte budget

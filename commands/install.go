@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
+	"github.com/studio-bridge/studio-bridge/plugin"
+	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
 // PluginFileName is the plugin's file name in Studio's plugins folder.
@@ -61,18 +66,49 @@ type InstallData struct {
 	Bytes   int    `json:"bytes,omitempty"`
 	Version string `json:"version,omitempty"`
 	Removed bool   `json:"removed,omitempty"`
+	// Port is the port the installed plugin looks for the host on.
+	Port int `json:"port,omitempty"`
+}
+
+// pairPlugin is the embedded plugin paired with this user's token and port
+// (plugin.Pair): the pairing key, derived from the token, lets the plugin
+// and any process holding the token prove themselves to each other
+// (PROTOCOL.md 12.3). It reads back what it wrote before anything is
+// installed.
+func pairPlugin(port int) ([]byte, error) {
+	tok, err := authtoken.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("pair the plugin with this user's token: %w", err)
+	}
+	key := tok.PairingKey()
+	data, err := plugin.Pair(PluginBuild.Data, key, port)
+	if err != nil {
+		return nil, fmt.Errorf("pair the plugin: %w", err)
+	}
+	if got, gotPort, ok, err := plugin.Paired(data); err != nil || !ok || !bytes.Equal(got, key) || gotPort != port {
+		return nil, fmt.Errorf("pair the plugin: the paired file does not read back (%v)", err)
+	}
+	return data, nil
 }
 
 // InstallPlugin writes the embedded plugin into Studio's plugins folder.
 var InstallPlugin = Define(Spec[InstallArgs, InstallData]{
 	Definition: Definition{
 		Name:    "install-plugin",
-		Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder.",
+		Summary: "Install the studio-bridge Studio plugin (embedded in this binary) into Studio's plugins folder, paired with this user's token and --port.",
 		Local:   true,
 	},
-	Run: func(_ context.Context, _ *Env, args *InstallArgs) (*Result, error) {
+	Run: func(_ context.Context, env *Env, args *InstallArgs) (*Result, error) {
 		if len(PluginBuild.Data) == 0 {
 			return nil, errors.New("this studio-bridge binary was built without the plugin; build it with `task build`")
+		}
+		port := env.Port
+		if port == 0 {
+			port = protocol.DefaultPort
+		}
+		paired, err := pairPlugin(port)
+		if err != nil {
+			return nil, err
 		}
 		dir, err := pluginsDir(args)
 		if err != nil {
@@ -82,12 +118,12 @@ var InstallPlugin = Define(Spec[InstallArgs, InstallData]{
 			return nil, fmt.Errorf("create plugins folder: %w", err)
 		}
 		path := filepath.Join(dir, PluginFileName)
-		if err := writeFileAtomic(path, PluginBuild.Data); err != nil {
+		if err := writeFileAtomic(path, paired); err != nil {
 			return nil, err
 		}
-		data := InstallData{Path: path, Bytes: len(PluginBuild.Data), Version: PluginBuild.Version}
-		text := fmt.Sprintf("Installed the studio-bridge plugin %s to %s (%d bytes).\n"+
-			"Restart Studio, or reload plugins (Plugins tab → Manage Plugins), to load it.\n", data.Version, path, data.Bytes)
+		data := InstallData{Path: path, Bytes: len(paired), Version: PluginBuild.Version, Port: port}
+		text := fmt.Sprintf("Installed the studio-bridge plugin %s to %s (%d bytes), paired with this user's studio-bridge on port %d.\n"+
+			"Restart Studio, or reload plugins (Plugins tab → Manage Plugins), to load it.\n", data.Version, path, data.Bytes, port)
 		return &Result{Data: data, Text: text}, nil
 	},
 })

@@ -13,6 +13,9 @@ var RBXM []byte
 //go:embed src/Version.luau
 var versionSource string
 
+//go:embed src/Pairing.luau
+var pairingSource string
+
 // Version is the plugin's version, as src/Version.luau returns it.
 func Version() string {
 	for _, line := range strings.Split(versionSource, "\n") {

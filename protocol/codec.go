@@ -121,6 +121,7 @@ var registry = map[string]func() any{
 	TypeUnwatch:       func() any { return new(Unwatch) },
 	TypeHostTransfer:  func() any { return new(HostTransfer) },
 	TypeAttach:        func() any { return new(Attach) },
+	TypePair:          func() any { return new(Pair) },
 	TypeAttached:      func() any { return new(Attached) },
 	TypeDetach:        func() any { return new(Detach) },
 	TypeAck:           func() any { return new(Ack) },
@@ -168,6 +169,8 @@ func deref(p any) Message {
 	case *HostTransfer:
 		return *m
 	case *Attach:
+		return *m
+	case *Pair:
 		return *m
 	case *Attached:
 		return *m

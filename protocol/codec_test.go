@@ -37,6 +37,8 @@ var sampleSession = SessionInfo{
 var samples = []Message{
 	Hello{ProtocolVersions: []int{2}, PluginVersion: "0.3.1", InstanceID: "studio-7f3a"},
 	Hello{ProtocolVersions: []int{2}, InstanceID: "B"},
+	Hello{ProtocolVersions: []int{2}, InstanceID: "C", Nonce: "bm9uY2Utb2YtdGhlLXBsdWdpbg"},
+	Pair{Proof: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
 	Reject{Code: CodeUnsupportedProtocol, Message: "no common version"},
 	Request{ID: "h-1", Action: "exec", Payload: json.RawMessage(`{"source":"print(1)"}`)},
 	Request{ID: "c-9", Action: "state", SessionID: sampleSession.SessionID, TimeoutMs: 5000},
@@ -471,7 +473,7 @@ func TestMessageTypeNames(t *testing.T) {
 	}
 	sort.Strings(names)
 	want := []string{"ack", "attach", "attached", "cancel", "chunk", "client-hello", "client-welcome",
-		"detach", "error", "event", "goodbye", "hello", "host-transfer", "ping", "pong", "progress",
+		"detach", "error", "event", "goodbye", "hello", "host-transfer", "pair", "ping", "pong", "progress",
 		"reject", "replaced", "request", "response", "session-event", "unwatch", "watch", "welcome"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("message types = %v\nwant %v (update PROTOCOL.md when this changes)", names, want)

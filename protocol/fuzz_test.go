@@ -282,7 +282,7 @@ func FuzzValidateHello(f *testing.F) {
 			return
 		}
 		if perr != nil {
-			if perr.Code != CodeUnsupportedProtocol && perr.Code != CodeInvalidHello {
+			if perr.Code != CodeUnsupportedProtocol && perr.Code != CodeInvalidHello && perr.Code != CodeUnauthorized {
 				t.Fatalf("hello refused with code %s", perr.Code)
 			}
 			if perr.Message == "" || len(perr.Message) > 1024 {

@@ -36,6 +36,12 @@ func ValidateHello(h Hello) (int, *Error) {
 	if !validInstanceID(h.InstanceID) {
 		return 0, Errorf(CodeInvalidHello, "hello needs an instanceId of 1-128 letters, digits or ._:- (got %q)", clip(h.InstanceID))
 	}
+	if h.Nonce == "" {
+		return 0, Errorf(CodeUnauthorized, "%s", UnpairedMessage)
+	}
+	if !ValidNonce(h.Nonce) {
+		return 0, Errorf(CodeInvalidHello, "hello needs a nonce of %d-%d letters, digits, '-' or '_'", MinNonceBytes, MaxNonceBytes)
+	}
 	if len(h.PluginVersion) > MaxPluginVersionBytes {
 		return 0, Errorf(CodeInvalidHello, "hello fields are too long (pluginVersion at most %d bytes)", MaxPluginVersionBytes)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 func validHello() Hello {
-	return Hello{ProtocolVersions: []int{2}, PluginVersion: "0.3.1", InstanceID: "4f1c2a9e-studio"}
+	return Hello{ProtocolVersions: []int{2}, PluginVersion: "0.3.1", InstanceID: "4f1c2a9e-studio", Nonce: "bm9uY2Utb2YtdGhlLXBsdWdpbg"}
 }
 
 // TestValidateHello: the hello opens a window's socket; only its
@@ -23,7 +23,9 @@ func TestValidateHello(t *testing.T) {
 		{"ok newer versions offered too", func(h *Hello) { h.ProtocolVersions = []int{3, 2} }, "", nil},
 		{"ok version 1 offered too", func(h *Hello) { h.ProtocolVersions = []int{2, 1} }, "", nil},
 		{"ok versions ascending", func(h *Hello) { h.ProtocolVersions = []int{1, 2} }, "", nil},
-		{"ok minimal", func(h *Hello) { *h = Hello{ProtocolVersions: []int{2}, InstanceID: "A"} }, "", nil},
+		{"ok minimal", func(h *Hello) {
+			*h = Hello{ProtocolVersions: []int{2}, InstanceID: "A", Nonce: strings.Repeat("n", 16)}
+		}, "", nil},
 		{"ok instanceId 128", func(h *Hello) { h.InstanceID = strings.Repeat("x", 128) }, "", nil},
 		{"ok instanceId charset", func(h *Hello) { h.InstanceID = "Az09._:-" }, "", nil},
 		{"ok pluginVersion 64", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 64) }, "", nil},
@@ -44,6 +46,11 @@ func TestValidateHello(t *testing.T) {
 		{"instanceId newline", func(h *Hello) { h.InstanceID = "a\n" }, CodeInvalidHello, []string{"instanceId"}},
 		{"instanceId huge", func(h *Hello) { h.InstanceID = strings.Repeat("y", 100000) }, CodeInvalidHello, []string{"instanceId"}},
 
+		{"ok nonce 64", func(h *Hello) { h.Nonce = strings.Repeat("a", 64) }, "", nil},
+		{"nonce missing: an unpaired plugin", func(h *Hello) { h.Nonce = "" }, CodeUnauthorized, []string{"not paired", "studio-bridge install-plugin"}},
+		{"nonce short", func(h *Hello) { h.Nonce = strings.Repeat("a", 15) }, CodeInvalidHello, []string{"nonce"}},
+		{"nonce long", func(h *Hello) { h.Nonce = strings.Repeat("a", 65) }, CodeInvalidHello, []string{"nonce"}},
+		{"nonce charset", func(h *Hello) { h.Nonce = strings.Repeat("a", 20) + "\n" }, CodeInvalidHello, []string{"nonce"}},
 		{"pluginVersion too long", func(h *Hello) { h.PluginVersion = strings.Repeat("9", 65) }, CodeInvalidHello, []string{"too long"}},
 	}
 	for _, tt := range tests {

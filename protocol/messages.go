@@ -37,6 +37,8 @@ type Hello struct {
 	ProtocolVersions []int  `json:"protocolVersions"`
 	PluginVersion    string `json:"pluginVersion"`
 	InstanceID       string `json:"instanceId"`
+	// Nonce is the plugin's challenge to the host (pairing.go).
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // Welcome accepts a plugin's hello (or, as ClientWelcome, a client's) and
@@ -50,6 +52,10 @@ type Welcome struct {
 	MaxRequestBytes      int    `json:"maxRequestBytes,omitempty"`
 	ResumeGraceMs        int    `json:"resumeGraceMs,omitempty"`
 	HostVersion          string `json:"hostVersion"`
+	// Nonce is the host's challenge to the plugin and Proof the host's
+	// answer to the plugin's (pairing.go); both empty in a client-welcome.
+	Nonce string `json:"nonce,omitempty"`
+	Proof string `json:"proof,omitempty"`
 }
 
 // Reject refuses a hello; the sender closes the socket right after it. With

@@ -1,29 +1,54 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/plugin"
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
+// TestInstallAndUninstallPlugin: install-plugin writes the Rojo build
+// paired with the user's token (the key derived from it) and the port it
+// was run for, read back from the installed file; uninstall removes it.
 func TestInstallAndUninstallPlugin(t *testing.T) {
-	commands.PluginBuild.Data, commands.PluginBuild.Version = []byte("rbxm bytes"), "9.9.9"
+	commands.PluginBuild.Data, commands.PluginBuild.Version = plugin.RBXM, "9.9.9"
 	dir := filepath.Join(t.TempDir(), "Plugins")
-	out, errOut, code := run(t, "install-plugin", "--dir", dir)
-	if code != 0 || !strings.Contains(out, "Restart Studio") || !strings.Contains(out, "9.9.9") {
-		t.Fatalf("install (exit %d): %s %s", code, out, errOut)
+	for _, tt := range []struct {
+		args []string
+		port int
+	}{
+		{nil, protocol.DefaultPort},
+		{[]string{"--port", "41234"}, 41234},
+	} {
+		out, errOut, code := run(t, append(tt.args, "install-plugin", "--dir", dir)...)
+		if code != 0 || !strings.Contains(out, "Restart Studio") || !strings.Contains(out, "9.9.9") || !strings.Contains(out, strconv.Itoa(tt.port)) {
+			t.Fatalf("install %v (exit %d): %s %s", tt.args, code, out, errOut)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, commands.PluginFileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, port, ok, err := plugin.Paired(got)
+		if err != nil || !ok || !bytes.Equal(key, kit.Token(t).PairingKey()) || port != tt.port {
+			t.Fatalf("installed plugin pairs with key %x port %d (%v, %v); want the test token's key and port %d", key, port, ok, err, tt.port)
+		}
+		if strings.Contains(string(got), plugin.Placeholder) {
+			t.Fatal("the installed plugin still holds the placeholder")
+		}
+		if strings.Contains(out+errOut, kit.Token(t).Value) {
+			t.Fatal("install-plugin printed the token")
+		}
 	}
-	got, err := os.ReadFile(filepath.Join(dir, commands.PluginFileName))
-	if err != nil || string(got) != "rbxm bytes" {
-		t.Fatalf("installed file: %q %v", got, err)
-	}
-	out, _, code = run(t, "uninstall-plugin", "--dir", dir, "--json")
+	out, _, code := run(t, "uninstall-plugin", "--dir", dir, "--json")
 	var data commands.InstallData
 	if code != 0 || json.Unmarshal([]byte(out), &data) != nil || !data.Removed {
 		t.Fatalf("uninstall (exit %d): %s", code, out)

@@ -128,7 +128,7 @@ func TestDeepNestingDoesNotCrashTheHost(t *testing.T) {
 	deepRequest := func(n int) []byte {
 		return []byte(`{"type":"request","id":"x","sessionId":"` + sid + `","action":"echo","payload":` + strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) + "}")
 	}
-	hello := protocol.Hello{ProtocolVersions: []int{protocol.PluginProtocolVersion}, PluginVersion: "test", InstanceID: "deep"}
+	hello := protocol.Hello{ProtocolVersions: []int{protocol.PluginProtocolVersion}, PluginVersion: "test", InstanceID: "deep", Nonce: protocol.NewNonce()}
 
 	t.Run("before the handshake", func(t *testing.T) {
 		for _, tt := range []struct {
@@ -167,7 +167,9 @@ func TestDeepNestingDoesNotCrashTheHost(t *testing.T) {
 	t.Run("after the handshake", func(t *testing.T) {
 		pl := dialWS(t, port, protocol.PathPlugin)
 		pl.send(hello)
-		pl.expect(protocol.TypeWelcome)
+		w := pl.expect(protocol.TypeWelcome).(protocol.Welcome)
+		// paired as the installed plugin is: the test token's key
+		pl.send(protocol.Pair{Proof: protocol.PluginProof(kit.Token(t).PairingKey(), w.Nonce, hello.Nonce, hello.InstanceID)})
 		// A socket reads only small frames until it attaches a session
 		// (PROTOCOL.md 4): attach one, so the large frames below reach
 		// the depth check.

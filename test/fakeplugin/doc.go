@@ -8,5 +8,9 @@
 //
 // Like the real plugin it finds the host by polling /health, reconnects
 // after losing it, resumes its sessions with their secrets, deduplicates
-// re-sent requests, and moves its sessions to a new socket on Refresh.
+// re-sent requests, and moves its sessions to a new socket on Refresh. It is
+// paired like an installed plugin (PROTOCOL.md 2.2): it checks the host's
+// proof and proves the pairing key (Config.Key, else DefaultKey, which
+// package kit sets to the key of the tests' token); Config.Unpaired and
+// Config.TrustAnyHost make it misbehave there too.
 package fakeplugin

@@ -40,6 +40,15 @@ type Config struct {
 	InstanceID    string
 	PluginVersion string
 
+	// Key is the pairing key (authtoken.PairingKey of the host's token) the
+	// window proves it holds and checks the host's proof against; nil means
+	// DefaultKey. Unpaired sends no key at all (an unpaired plugin), and
+	// TrustAnyHost sends the window's proof without checking the host's (to
+	// test a host's refusal of a wrong key).
+	Key          []byte
+	Unpaired     bool
+	TrustAnyHost bool
+
 	Context      protocol.Context
 	State        protocol.State
 	PlaceName    string
@@ -121,6 +130,12 @@ func Start(cfg Config) *Plugin {
 	}
 	if cfg.RetryDelays == nil {
 		cfg.RetryDelays = defaultRetryDelays
+	}
+	if cfg.Key == nil {
+		cfg.Key = DefaultKey
+	}
+	if cfg.Unpaired {
+		cfg.Key = nil
 	}
 	if len(cfg.Sessions) == 0 {
 		cfg.Sessions = []SessionConfig{{Context: cfg.Context, State: cfg.State, PlaceName: cfg.PlaceName,
@@ -398,9 +413,11 @@ func (w *Plugin) loop() {
 				break
 			}
 		}
-		w.mu.Lock()
-		w.lastErr = err
-		w.mu.Unlock()
+		if err != nil { // a socket that ended cleanly keeps the host's last reject
+			w.mu.Lock()
+			w.lastErr = err
+			w.mu.Unlock()
+		}
 		if w.cfg.NoReconnect || !retry.wait(w.ctx, err == nil) {
 			return
 		}
@@ -418,7 +435,8 @@ func (w *Plugin) dial(ctx context.Context) (*websocket.Conn, error) {
 	w.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	hello := protocol.Hello{ProtocolVersions: protocol.PluginSupportedVersions, PluginVersion: w.cfg.PluginVersion, InstanceID: w.cfg.InstanceID}
+	nonce := protocol.NewNonce()
+	hello := protocol.Hello{ProtocolVersions: protocol.PluginSupportedVersions, PluginVersion: w.cfg.PluginVersion, InstanceID: w.cfg.InstanceID, Nonce: nonce}
 	if err := write(dctx, c, hello); err != nil {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("hello: %w", err)
@@ -438,10 +456,39 @@ func (w *Plugin) dial(ctx context.Context) (*websocket.Conn, error) {
 		_ = c.CloseNow()
 		return nil, fmt.Errorf("want a welcome, got %#v", m)
 	}
+	if err := w.pair(dctx, c, welcome, nonce); err != nil {
+		_ = c.CloseNow()
+		return nil, err
+	}
 	w.mu.Lock()
 	w.sockets++
 	w.mu.Unlock()
 	return c, nil
+}
+
+// pair checks the host's proof in the welcome and sends the window's own
+// (protocol/pairing.go); without a key it sends an empty proof, as an
+// unpaired plugin does, and the host's reject arrives next.
+func (w *Plugin) pair(ctx context.Context, c *websocket.Conn, welcome protocol.Welcome, nonce string) error {
+	var proof string
+	if key := w.cfg.Key; key != nil {
+		if !w.cfg.TrustAnyHost && !protocol.ProofMatches(protocol.HostProof(key, welcome.Nonce, nonce, w.cfg.InstanceID), welcome.Proof) {
+			return errors.New("the host could not prove it holds the pairing key: refusing to act for it")
+		}
+		proof = protocol.PluginProof(key, welcome.Nonce, nonce, w.cfg.InstanceID)
+	}
+	if err := write(ctx, c, protocol.Pair{Proof: proof}); err != nil {
+		return fmt.Errorf("pair: %w", err)
+	}
+	return nil
+}
+
+// LastErr is the last error the window met: a failed dial or handshake, or
+// the host's last reject.
+func (w *Plugin) LastErr() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lastErr
 }
 
 func write(ctx context.Context, c *websocket.Conn, m protocol.Message) error {

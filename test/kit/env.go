@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
 )
 
 // configDirs holds each running top-level test's config directory, so that
@@ -25,6 +27,9 @@ func ConfigDir(tb testing.TB) string {
 	dir := filepath.Join(tb.TempDir(), "config")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		tb.Fatal(err)
+	}
+	if err := authtoken.Store(dir, suiteToken); err != nil {
+		tb.Fatalf("the test's token: %v", err)
 	}
 	if prev, loaded := configDirs.LoadOrStore(root, dir); loaded {
 		return prev.(string)

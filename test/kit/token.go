@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/studio-bridge/studio-bridge/authtoken"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
 // A test process never resolves the token the developer's way: in-process
@@ -23,7 +24,15 @@ func init() {
 	// made there, on any platform.
 	_ = os.Setenv(authtoken.EnvConfigDir, filepath.Join(exe, "in-process code needs kit.UseConfigDir(t)"))
 	_ = os.Unsetenv(authtoken.EnvToken)
+	fakeplugin.DefaultKey = authtoken.PairingKey(suiteToken)
 }
+
+// suiteToken is the token of every test's config directory in this test
+// process (ConfigDir writes it there): hosts the tests start, in-process or
+// as children, accept it, and the fake plugins pair with its key by default
+// (fakeplugin.DefaultKey), as an installed plugin pairs with the user's
+// host. A test of another user's token makes its own.
+var suiteToken = authtoken.Generate()
 
 // UseConfigDir points studio-bridge code running inside the test process
 // (bridge.Connect without a Token, the CLI run in-process) at the test's
@@ -36,8 +45,8 @@ func UseConfigDir(tb testing.TB) {
 	tb.Setenv(authtoken.EnvToken, "")
 }
 
-// Token is the test's token: the one in its config directory (created if
-// no process has made it yet), which every process the test starts
+// Token is the test's token: the one in its config directory (the suite's,
+// see suiteToken), which every process the test starts
 // presents and accepts. For raw client-hellos and bridge.Options.Token.
 func Token(tb testing.TB) authtoken.Token {
 	tb.Helper()

@@ -3,7 +3,9 @@
 // killed. See test/emulator/README.md.
 
 import { createInterface } from 'node:readline'
+import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { configDir, DEFAULT_PORT, pairingKey, resolveToken } from '../src/pairing.mjs'
 import { Window } from '../src/window.mjs'
 
 const USAGE = `usage: node test/emulator/bin/studio.mjs --port <p> [options]
@@ -27,6 +29,13 @@ options:
   --game-id <n>         game.GameId; default: the fixture's
   --fixture <file>      instance tree JSON (default: fixtures/default.json)
   --project <file>      Rojo project of the plugin (default: plugin/default.project.json)
+  --config-dir <dir>    pair the plugin with the token of this studio-bridge
+                        config directory (default: STUDIO_BRIDGE_CONFIG_DIR,
+                        else the user's), as if \`studio-bridge install-plugin
+                        --port <p>\` had just installed it; STUDIO_BRIDGE_TOKEN
+                        wins, as it does for studio-bridge
+  --unpaired            run the plugin as the Rojo build leaves it, with no
+                        pairing key (every host refuses it)
   --place-project <file>
                         a game's Rojo project (default.project.json) synced
                         into the place, as Rojo serve would, over the fixture
@@ -90,6 +99,8 @@ try {
       'game-id': { type: 'string' },
       fixture: { type: 'string' },
       project: { type: 'string' },
+      'config-dir': { type: 'string' },
+      unpaired: { type: 'boolean' },
       'place-project': { type: 'string' },
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
@@ -157,10 +168,22 @@ for (const s of args.setting || []) {
   }
 }
 
+if (args.unpaired && args['config-dir'] !== undefined) fail('--unpaired and --config-dir are exclusive')
+let pairing
+if (!args.unpaired) {
+  try {
+    const dir = args['config-dir'] !== undefined ? path.resolve(args['config-dir']) : configDir()
+    pairing = { key: pairingKey(resolveToken(dir)), port: port ?? DEFAULT_PORT }
+  } catch (err) {
+    fail(`pair the plugin: ${err.message}`)
+  }
+}
+
 let window
 try {
   window = new Window({
     port,
+    pairing,
     instance: args.instance,
     place: args.place,
     placeId: args['place-id'] === undefined ? undefined : Number(args['place-id']),
@@ -202,7 +225,7 @@ process.on('SIGINT', () => exit(0))
 
 if (args.run) window.runMode = true
 await window.start(contexts)
-process.stderr.write(`emulator: window ready (${contexts.join(', ')}) port=${port ?? 'plugin default'}\n`)
+process.stderr.write(`emulator: window ready (${contexts.join(', ')}) port=${port ?? 'plugin default'} ${pairing ? 'paired' : 'unpaired'}\n`)
 
 const rl = createInterface({ input: process.stdin })
 rl.on('line', async (line) => {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { loadClassDb } from './classdb.mjs'
 import { Faults } from './faults.mjs'
 import { expandPackages } from './packages.mjs'
+import { pairPluginTree } from './pairing.mjs'
 import { loadRojoProject } from './rojo.mjs'
 import { SettingsStore } from './settings.mjs'
 import { StudioTest } from './studiotest.mjs'
@@ -76,6 +77,9 @@ export class Window {
     }
     const project = options.project || DEFAULT_PROJECT
     this.pluginTree = options.noPlugin ? null : loadRojoProject(project)
+    // Installed with install-plugin: the pairing key and port in the
+    // plugin's Pairing module ({ key, port }); without, unpaired.
+    if (this.pluginTree && options.pairing) pairPluginTree(this.pluginTree, options.pairing.key, options.pairing.port)
     this.settings = new SettingsStore(options.settingsFile)
     // The user configured the port in the plugin's settings before.
     if (options.port) this.settings.set(seedKey('Port'), JSON.stringify(options.port))

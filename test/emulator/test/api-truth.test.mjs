@@ -17,7 +17,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadClassDb, PLUGIN_LEVELS, typesVersion } from '../src/classdb.mjs'
 import { REPO_ROOT, Window } from '../src/window.mjs'
-import { startWindow } from './helpers/minihost.mjs'
+import { startWindow, TEST_PAIRING } from './helpers/minihost.mjs'
 
 const db = loadClassDb()
 
@@ -105,7 +105,7 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
   before(async () => {
     // the server and client sessions are relayed over the edit socket
     ;({ host, window } = await startWindow(
-      (port) => ({ window: new Window({ port, quiet: true, faults: [] }) }),
+      (port) => ({ window: new Window({ port, quiet: true, faults: [], pairing: TEST_PAIRING }) }),
       { contexts: ['edit', 'server', 'client'] },
     ))
     for (const context of ['edit', 'server', 'client']) {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { startWindow, until } from './helpers/minihost.mjs'
+import { startWindow, TEST_PAIRING, until } from './helpers/minihost.mjs'
 
 const MAX_LOG_LINES = 10000
 const MAX_LOG_BYTES = 4 * 1024 * 1024
@@ -20,7 +20,7 @@ function newWindow(options) {
   let failed
   const fatal = new Promise((_, reject) => (failed = reject))
   fatal.catch(() => {})
-  const window = new Window({ quiet: true, ...options, onFatal: (m) => failed(new Error(m)) })
+  const window = new Window({ quiet: true, pairing: TEST_PAIRING, ...options, onFatal: (m) => failed(new Error(m)) })
   window.orFatal = (p) => Promise.race([p, fatal])
   return window
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { MiniHost, until } from './helpers/minihost.mjs'
+import { MiniHost, TEST_PAIRING, until } from './helpers/minihost.mjs'
 
 const cleanup = []
 after(async () => {
@@ -26,6 +26,7 @@ async function startHost() {
 async function startWindow(contexts, options, output) {
   const window = new Window({
     quiet: true,
+    pairing: TEST_PAIRING,
     onFatal: (m) => {
       throw new Error(m)
     },

@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { MiniHost, startWindow, until } from './helpers/minihost.mjs'
+import { MiniHost, startWindow, TEST_PAIRING, until } from './helpers/minihost.mjs'
 
 function newWindow(port, extra = {}) {
   const output = []
   const window = new Window({
     port,
     quiet: true,
+    pairing: TEST_PAIRING,
     onFatal: (m) => {
       throw new Error(m)
     },
@@ -160,7 +161,10 @@ describe('edit window against a protocol-level host', () => {
   })
 
   test('the socket\'s hello offers version 2 only; the attach describes the session', () => {
-    assert.deepEqual(session.socket.hello, { type: 'hello', protocolVersions: [2], pluginVersion: '0.1.0', instanceId: 'WIN-1' })
+    const { nonce, ...hello } = session.socket.hello
+    assert.deepEqual(hello, { type: 'hello', protocolVersions: [2], pluginVersion: '0.1.0', instanceId: 'WIN-1' })
+    assert.match(nonce, /^[0-9a-f]{64}$/, 'the hello carries a fresh nonce for pairing')
+    assert.equal(session.socket.paired, true)
     const h = session.hello
     assert.equal(h.type, 'attach')
     assert.equal(h.ref, 'self')
@@ -1096,6 +1100,33 @@ describe('the Bridge toolbar button', () => {
     await on
     await until(async () => (await lit()) === 'active', 2000)
     assert.deepEqual(changes, ['active', 'inactive', 'active', 'inactive', 'active', 'inactive', 'active'])
+    await window.shutdown()
+    await host.close()
+  })
+})
+
+describe('pairing (PROTOCOL.md 2.2)', () => {
+  test('an unpaired plugin sends no nonce, is refused and shows the reject naming install-plugin', async () => {
+    const host = new MiniHost()
+    const port = await host.listen()
+    const { window, output } = newWindow(port, { pairing: undefined })
+    await window.start(['edit'])
+    await until(() => output.some((o) => o.message.includes('not paired') && o.message.includes('studio-bridge install-plugin')))
+    assert.equal(host.hellos[0].nonce, undefined)
+    assert.equal(host.sessions.length, 0)
+    await window.shutdown()
+    await host.close()
+  })
+
+  test('a host that cannot prove the key is refused: the plugin sends no proof and attaches nothing', async () => {
+    const host = new MiniHost({ key: Buffer.alloc(32, 9) }) // another user's key
+    const port = await host.listen()
+    const { window, output } = newWindow(port)
+    await window.start(['edit'])
+    await until(() => output.some((o) => o.message.includes('could not prove it holds this plugin')))
+    const frames = host.sockets.flatMap((s) => s.frames.map((f) => f.type))
+    assert.deepEqual([...new Set(frames)], ['hello'], 'nothing but hellos reached the rogue host')
+    assert.equal(host.sessions.length, 0)
     await window.shutdown()
     await host.close()
   })

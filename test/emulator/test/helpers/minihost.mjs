@@ -9,6 +9,13 @@
 import { once } from 'node:events'
 import http from 'node:http'
 import { WebSocketServer } from 'ws'
+import { nonce as newNonce, proof } from '../../src/pairing.mjs'
+
+// The pairing key MiniHosts hold by default, and the pairing the tests'
+// windows are installed with (port 0: no installed port, so the plugin's
+// port setting decides, as the tests that change it need).
+export const TEST_KEY = Buffer.alloc(32, 7)
+export const TEST_PAIRING = { key: TEST_KEY, port: 0 }
 
 // The welcome of plugin protocol version 2 (protocol/PROTOCOL.md 12.3), the
 // only version: a hello that does not offer it is rejected, as the Go host
@@ -62,8 +69,9 @@ class Session {
 }
 
 export class MiniHost {
-  constructor({ reject = null, welcome = {}, pingMs = 0 } = {}) {
+  constructor({ reject = null, welcome = {}, pingMs = 0, key = TEST_KEY } = {}) {
     this.reject = reject
+    this.key = key // the pairing key (PROTOCOL.md 12.3)
     this.welcomeExtra = welcome
     this.pingMs = pingMs
     this.sockets = []
@@ -142,6 +150,7 @@ export class MiniHost {
     // welcome (a hung host process).
     if (this.silent && msg.type !== 'hello') return
     const session = socket.sessions.get(msg.sessionId)
+    if (socket.welcomed && !socket.paired) return this.onPair(socket, msg)
     switch (msg.type) {
       case 'hello':
         return this.onHello(socket, msg)
@@ -214,13 +223,33 @@ export class MiniHost {
       socket.ws.close(1008, 'rejected')
       return
     }
-    this.send(socket, { ...WELCOME, ...this.welcomeExtra })
+    if (typeof msg.nonce !== 'string') {
+      // an unpaired plugin, refused as the Go host refuses it
+      this.send(socket, { type: 'reject', code: 'UNAUTHORIZED', message: 'this Studio plugin is not paired with studio-bridge: run `studio-bridge install-plugin`' })
+      socket.ws.close(1008, 'rejected')
+      return
+    }
+    socket.nonce = newNonce()
+    this.send(socket, { ...WELCOME, nonce: socket.nonce, proof: proof(this.key, 'host', socket.nonce, msg.nonce, msg.instanceId), ...this.welcomeExtra })
     socket.welcomed = true
     if (this.pingMs) {
       socket.pingTimer = setInterval(() => {
         if (!socket.closed) this.send(socket, { type: 'ping', t: Date.now() })
       }, this.pingMs)
     }
+  }
+
+  // The frame after the welcome must be a pair proving the key; anything
+  // else is refused (1008), as the Go host refuses it.
+  onPair(socket, msg) {
+    const want = proof(this.key, 'plugin', socket.nonce, socket.hello.nonce, socket.hello.instanceId)
+    if (msg.type !== 'pair' || msg.proof !== want) {
+      this.pairRefusals = (this.pairRefusals ?? 0) + 1
+      this.send(socket, { type: 'reject', code: 'UNAUTHORIZED', message: 'the plugin did not prove the pairing key: run `studio-bridge install-plugin`' })
+      socket.ws.close(1008, 'rejected')
+      return
+    }
+    socket.paired = true
   }
 
   // An attach: a new session, or the id it names kept (a MiniHost has no
