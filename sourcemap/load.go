@@ -54,8 +54,10 @@ func Load(file string) (*Map, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source map %s: %w", file, err)
 	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("source map %s: %w", file, err)
 	}
