@@ -102,6 +102,12 @@ type Env struct {
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
+	// Network is the port, remote and config directory the surface uses
+	// (doctor reports them); Join, when set, joins the bridge for a Local
+	// command that decides itself whether to (doctor, after looking at the
+	// port).
+	Network Network
+	Join    func() (bridge.Conn, error)
 }
 
 // Fitter is a result that knows how to cut its own JSON to a byte budget
@@ -214,6 +220,7 @@ var All = []*Definition{
 	Launch,
 	VersionCommand,
 	Token,
+	Doctor,
 	Call,
 }
 

@@ -37,6 +37,9 @@ options:
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
+  --foreign-streams <n> WebStreamClients other plugins (Rojo, …) hold in
+                        this Studio process, counted against --max-streams
+                        (default 0)
   --stream-lifetime <s> seconds after which "Studio" drops each stream
                         (default 1800)
   --viewport <W>x<H>    the viewport a screenshot captures (default 1920x1080)
@@ -85,6 +88,7 @@ try {
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
+      'foreign-streams': { type: 'string' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
       viewport: { type: 'string' },
@@ -128,6 +132,8 @@ if (args.instance && !contexts.includes('edit')) {
 }
 const maxStreams = args['max-streams'] === undefined ? undefined : Number(args['max-streams'])
 if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) fail(`--max-streams ${args['max-streams']}: want a whole number >= 1`)
+const foreignStreams = args['foreign-streams'] === undefined ? undefined : Number(args['foreign-streams'])
+if (foreignStreams !== undefined && !(Number.isInteger(foreignStreams) && foreignStreams >= 0)) fail(`--foreign-streams ${args['foreign-streams']}: want a whole number >= 0`)
 const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
 if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
 let viewport
@@ -160,6 +166,7 @@ try {
     signalBehavior: args['signal-behavior'],
     faults: args.fault || [],
     maxStreams,
+    foreignStreams,
     streamLifetime,
     viewport,
     clientLocalhost: args['client-localhost'] === true,

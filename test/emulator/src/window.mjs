@@ -40,7 +40,7 @@ const MESSAGE_LABEL = {
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
   //            project, signalBehavior, faults, quiet, settingsFile, out,
-  //            err, recordApi, maxStreams, streamLifetime, clientLocalhost,
+  //            err, recordApi, maxStreams, foreignStreams, streamLifetime, clientLocalhost,
   //            pluginConnectionService }
   constructor(options) {
     this.options = options
@@ -53,6 +53,9 @@ export class Window {
     if (!(Number.isInteger(this.maxStreams) && this.maxStreams >= 0)) throw new Error(`max streams ${this.maxStreams}: want a whole number >= 0`)
     if (!(this.streamLifetime > 0)) throw new Error(`stream lifetime ${this.streamLifetime}: want seconds > 0`)
     this.openStreams = 0
+    // WebStreamClient slots other plugins (Rojo, …) hold in this process
+    this.foreignStreams = options.foreignStreams ?? 0
+    if (!(Number.isInteger(this.foreignStreams) && this.foreignStreams >= 0)) throw new Error(`foreign streams ${this.foreignStreams}: want a whole number >= 0`)
     this.pcsLinks = new Map() // test DataModel context -> true while its PluginConnection is up
     this.guidCount = 0
     this.out = options.out || ((line) => process.stdout.write(line + '\n'))
@@ -91,8 +94,8 @@ export class Window {
     if (this.faults.has('http-denied')) {
       return 'HttpService:CreateWebStreamClient() failed: Http requests are not allowed: the user denied this plugin permission to access 127.0.0.1 (emulated fault http-denied)'
     }
-    if (this.openStreams >= this.maxStreams) {
-      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams})`
+    if (this.openStreams + this.foreignStreams >= this.maxStreams) {
+      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams}; other plugins hold ${this.foreignStreams})`
     }
     return undefined
   }

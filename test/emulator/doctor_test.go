@@ -1,0 +1,99 @@
+package emulator_test
+
+// studio-bridge doctor against emulated Studio windows: with the emulator's
+// switches on, doctor names the matching degradation; without them the
+// same checks are ok. Two windows share one host, so one doctor run shows
+// both.
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// doctorReport runs `studio-bridge --json doctor args…` and decodes it.
+func doctorReport(t *testing.T, port int, args ...string) (commands.DoctorData, int, string) {
+	t.Helper()
+	stdout, stderr, code := cli(t, port, append([]string{"--json", "doctor"}, args...)...)
+	var d commands.DoctorData
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("doctor: exit %d, stdout %q, stderr %q: %v", code, stdout, stderr, err)
+	}
+	return d, code, stderr
+}
+
+// statusOf is the status of key for window ("" for a local check).
+func statusOf(t *testing.T, d commands.DoctorData, key, window string) commands.Check {
+	t.Helper()
+	for _, c := range d.Checks {
+		if c.Key == key && c.Window == window {
+			return c
+		}
+	}
+	t.Fatalf("doctor has no %s check for window %q: %+v", key, window, d.Checks)
+	return commands.Check{}
+}
+
+func TestDoctorNamesEachEmulatedDegradation(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-PLAIN", "--quiet")
+	kit.Studio(t, "harsh", port, "--instance", "DOC-HARSH", "--quiet",
+		"--fault", "settings-nil:1:StudioBridgeProbe", // settings that never read back (the port key stays readable: pairing moves it out of settings)
+		"--foreign-streams", "3", // Rojo and others hold 3 of the 4 streams
+		"--no-plugin-connection-service")
+	waitSessions(t, b, "DOC-PLAIN", protocol.ContextEdit)
+	waitSessions(t, b, "DOC-HARSH", protocol.ContextEdit)
+
+	d, code, stderr := doctorReport(t, port, "--active")
+	if code != 0 {
+		t.Fatalf("doctor exit %d with no failed check; stderr %q; %+v", code, stderr, d.Checks)
+	}
+	if !strings.Contains(stderr, "opens one extra web stream") {
+		t.Fatalf("doctor --active did not say first what it does; stderr %q", stderr)
+	}
+	for _, c := range d.Checks {
+		switch c.Status {
+		case commands.StatusOK, commands.StatusDegraded, commands.StatusFailed, commands.StatusNA:
+		default:
+			t.Fatalf("check %s has status %q", c.Key, c.Status)
+		}
+	}
+	for _, key := range []string{"host.port", "host.reachable", "host.version", "config.dir", "token.file"} {
+		if c := statusOf(t, d, key, ""); c.Status != commands.StatusOK {
+			t.Errorf("%s = %+v; want ok", key, c)
+		}
+	}
+	for _, tc := range []struct{ key, plain, harsh string }{
+		{"studio.settings", commands.StatusOK, commands.StatusDegraded},
+		{"studio.streams", commands.StatusOK, commands.StatusDegraded},
+		{"studio.pluginConnection", commands.StatusOK, commands.StatusDegraded},
+		{"studio.pluginsInTest", commands.StatusNA, commands.StatusNA},
+		{"studio.recordingInPlay", commands.StatusNA, commands.StatusNA},
+		{"studio.runService", commands.StatusOK, commands.StatusOK},
+		{"studio.sourceLimit", commands.StatusOK, commands.StatusOK},
+	} {
+		plain, harsh := statusOf(t, d, tc.key, "DOC-PLAIN"), statusOf(t, d, tc.key, "DOC-HARSH")
+		if plain.Status != tc.plain || harsh.Status != tc.harsh {
+			t.Errorf("%s: plain window %+v, harsh window %+v; want %s and %s", tc.key, plain, harsh, tc.plain, tc.harsh)
+		}
+		if harsh.Status == commands.StatusDegraded && harsh.Detail == "" {
+			t.Errorf("%s degraded without saying what the plugin does instead", tc.key)
+		}
+	}
+}
+
+func TestDoctorPassiveOpensNoStream(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-PASSIVE", "--quiet", "--foreign-streams", "3")
+	waitSessions(t, b, "DOC-PASSIVE", protocol.ContextEdit)
+	d, code, stderr := doctorReport(t, port)
+	if code != 0 || strings.Contains(stderr, "extra web stream") {
+		t.Fatalf("doctor: exit %d, stderr %q", code, stderr)
+	}
+	// passive: the cap is full, but doctor did not open a stream to learn it
+	if c := statusOf(t, d, "studio.streams", "DOC-PASSIVE"); c.Status != commands.StatusOK || !strings.Contains(c.Detail, "--active") {
+		t.Fatalf("studio.streams = %+v; want ok, pointing at --active", c)
+	}
+}
