@@ -7,6 +7,9 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -95,5 +98,25 @@ func TestDoctorPassiveOpensNoStream(t *testing.T) {
 	// passive: the cap is full, but doctor did not open a stream to learn it
 	if c := statusOf(t, d, "studio.streams", "DOC-PASSIVE"); c.Status != commands.StatusOK || !strings.Contains(c.Detail, "--active") {
 		t.Fatalf("studio.streams = %+v; want ok, pointing at --active", c)
+	}
+}
+
+// A port held by another program fails host.reachable, says what to do,
+// and doctor exits 1; the Studio checks are n/a (no host to ask), and no
+// process became the host.
+func TestDoctorPortHeldByAnotherProgram(t *testing.T) {
+	requireSetup(t)
+	stranger := httptest.NewServer(http.NotFoundHandler())
+	defer stranger.Close()
+	port := stranger.Listener.Addr().(*net.TCPAddr).Port
+	d, code, _ := doctorReport(t, port)
+	if code != 1 {
+		t.Fatalf("doctor exit %d; want 1 (a check failed)", code)
+	}
+	if c := statusOf(t, d, "host.reachable", ""); c.Status != commands.StatusFailed || !strings.Contains(c.Fix, "--port") {
+		t.Fatalf("host.reachable = %+v; want failed, naming --port", c)
+	}
+	if c := statusOf(t, d, "studio.settings", ""); c.Status != commands.StatusNA {
+		t.Fatalf("studio.settings = %+v; want n/a without a host", c)
 	}
 }
