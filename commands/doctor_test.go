@@ -33,6 +33,7 @@ func TestDoctorReadFacts(t *testing.T) {
 		{"no PluginConnectionService", func(f *ProbeFacts) { f.PluginConnection = false }, edit, false, "studio.pluginConnection", StatusDegraded},
 		{"not playing", nil, edit, false, "studio.pluginsInTest", StatusNA},
 		{"play without test DataModel", nil, playNoTest, false, "studio.pluginsInTest", StatusFailed},
+		{"test running, nothing reports", func(f *ProbeFacts) { f.TestRunning = true }, edit, false, "studio.pluginsInTest", StatusFailed},
 		{"play with test DataModel", nil, playWithTest, false, "studio.pluginsInTest", StatusOK},
 		{"no loadstring", func(f *ProbeFacts) { f.Loadstring = false }, edit, false, "studio.sourceLimit", StatusDegraded},
 		{"no capture service", func(f *ProbeFacts) { f.CaptureService = false }, edit, false, "studio.capture", StatusDegraded},

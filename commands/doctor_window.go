@@ -38,6 +38,9 @@ type ProbeFacts struct {
 	// Recording: ChangeHistoryService:TryBeginRecording during a playtest:
 	// "ok", "nil" (refused), or "n/a" (no playtest now).
 	Recording string `json:"recording"`
+	// TestRunning: StudioTestService.EditModeActive is false (Studio runs
+	// a test, whether or not its DataModels run the plugin).
+	TestRunning bool `json:"testRunning"`
 	// Streams is how many web streams the plugin holds itself; Stream is
 	// the --active probe's outcome: "" (not run), "ok", or Studio's error.
 	Streams int    `json:"streams"`
@@ -133,12 +136,12 @@ func readFacts(f ProbeFacts, in bridge.Instance, active bool) []Check {
 	_, server := in.Get(protocol.ContextServer)
 	_, client := in.Get(protocol.ContextClient)
 	switch {
-	case !in.Playing():
+	case !in.Playing() && !f.TestRunning:
 		add("studio.pluginsInTest", StatusNA, "no playtest now; run doctor during a playtest to see whether Studio loads user plugins in it", "")
 	case server || client:
 		add("studio.pluginsInTest", StatusOK, "the playtest's DataModels run the plugin", "")
 	default:
-		add("studio.pluginsInTest", StatusFailed, "the window is in "+string(in.Mode())+" but no playtest DataModel reports: Studio did not load user plugins in the test. play, exec --play and test --play cannot reach it",
+		add("studio.pluginsInTest", StatusFailed, "Studio runs a playtest but none of its DataModels reports: Studio did not load user plugins in the test. play, exec --play and test --play cannot reach it",
 			`turn on "Load User Plugins in Test Mode" in Studio's settings (File > Studio Settings), then start the playtest again`)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -118,5 +119,27 @@ func TestDoctorPortHeldByAnotherProgram(t *testing.T) {
 	}
 	if c := statusOf(t, d, "studio.settings", ""); c.Status != commands.StatusNA {
 		t.Fatalf("studio.settings = %+v; want n/a without a host", c)
+	}
+}
+
+// --no-plugins-in-test: Studio runs the playtest, but none of its
+// DataModels runs the plugin. play start's error names the setting, the
+// edit DataModel says so in Output after Main.TEST_REPORT_WAIT, and doctor
+// fails studio.pluginsInTest with the same fix.
+func TestNoPluginsInTestNamesTheSetting(t *testing.T) {
+	port, studio, b := startWindow(t, "--instance", "DOC-NOTEST", "--no-plugins-in-test")
+	waitSessions(t, b, "DOC-NOTEST", protocol.ContextEdit)
+	const setting = "Load User Plugins in Test Mode"
+	_, stderr, code := cli(t, port, "--timeout", "3s", "play", "start")
+	if code == 0 || !strings.Contains(stderr, setting) {
+		t.Fatalf("play start: exit %d, stderr %q; want a failure naming %q", code, stderr, setting)
+	}
+	kit.WaitFor(t, 30*time.Second, "the plugin's Output to name the setting", func() bool {
+		return strings.Contains(studio.Stdout.String(), setting)
+	})
+	d, code, _ := doctorReport(t, port)
+	c := statusOf(t, d, "studio.pluginsInTest", "DOC-NOTEST")
+	if code != 1 || c.Status != commands.StatusFailed || !strings.Contains(c.Fix, setting) {
+		t.Fatalf("doctor: exit %d, studio.pluginsInTest %+v; want failed (exit 1) naming %q", code, c, setting)
 	}
 }

@@ -37,6 +37,9 @@ options:
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
+  --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
+                        playtest's server and client DataModels run no user
+                        plugin (contested default; plugin/README.md)
   --foreign-streams <n> WebStreamClients other plugins (Rojo, …) hold in
                         this Studio process, counted against --max-streams
                         (default 0)
@@ -89,6 +92,7 @@ try {
       fault: { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
       'foreign-streams': { type: 'string' },
+      'no-plugins-in-test': { type: 'boolean' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
       viewport: { type: 'string' },
@@ -167,6 +171,7 @@ try {
     faults: args.fault || [],
     maxStreams,
     foreignStreams,
+    noPluginsInTest: args['no-plugins-in-test'] === true,
     streamLifetime,
     viewport,
     clientLocalhost: args['client-localhost'] === true,

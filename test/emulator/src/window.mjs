@@ -40,7 +40,7 @@ const MESSAGE_LABEL = {
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
   //            project, signalBehavior, faults, quiet, settingsFile, out,
-  //            err, recordApi, maxStreams, foreignStreams, streamLifetime, clientLocalhost,
+  //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, streamLifetime, clientLocalhost,
   //            pluginConnectionService }
   constructor(options) {
     this.options = options
@@ -161,7 +161,10 @@ export class Window {
     if (this.models.has(context)) return this.models.get(context)
     const dm = new DataModel(this, context)
     this.models.set(context, dm)
-    await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree: this.pluginTree })
+    // --no-plugins-in-test: Studio's "Load User Plugins in Test Mode" is off,
+    // so a playtest's DataModels run no user plugin (plugin/README.md)
+    const pluginTree = context !== 'edit' && this.options.noPluginsInTest ? null : this.pluginTree
+    await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree })
     this.log(`${context} DataModel started`)
     this.tellPlaying()
     if (this.pcsEnabled()) {
