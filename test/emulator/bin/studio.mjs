@@ -5,6 +5,7 @@
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { Window } from '../src/window.mjs'
+import { readDoctorReport } from '../src/doctor.mjs'
 
 const USAGE = `usage: node test/emulator/bin/studio.mjs --port <p> [options]
 
@@ -37,6 +38,10 @@ options:
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
+  --from-doctor <file>  a "studio-bridge doctor --json" report from a real
+                        Studio: each studio.* degradation turns on its
+                        switch (plugin/README.md, "How doctor checks each
+                        assumption"); the flags above add to it
   --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
                         playtest's server and client DataModels run no user
                         plugin (contested default; plugin/README.md)
@@ -93,6 +98,7 @@ try {
       'max-streams': { type: 'string' },
       'foreign-streams': { type: 'string' },
       'no-plugins-in-test': { type: 'boolean' },
+      'from-doctor': { type: 'string' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
       viewport: { type: 'string' },
@@ -157,6 +163,19 @@ for (const s of args.setting || []) {
   }
 }
 
+// --from-doctor: the report's switches, which the explicit flags add to
+let fromDoctor = { faults: [], notReproduced: [] }
+if (args['from-doctor'] !== undefined) {
+  try {
+    fromDoctor = readDoctorReport(args['from-doctor'])
+  } catch (err) {
+    fail(`--from-doctor ${args['from-doctor']}: ${err.message}`)
+  }
+  for (const key of fromDoctor.notReproduced) {
+    process.stderr.write(`studio emulator: --from-doctor: ${key} is degraded in the report, but the emulator has no switch for it; not reproduced\n`)
+  }
+}
+
 let window
 try {
   window = new Window({
@@ -168,14 +187,14 @@ try {
     fixture: args.fixture,
     project: args.project,
     signalBehavior: args['signal-behavior'],
-    faults: args.fault || [],
+    faults: [...fromDoctor.faults, ...(args.fault || [])],
     maxStreams,
-    foreignStreams,
-    noPluginsInTest: args['no-plugins-in-test'] === true,
+    foreignStreams: foreignStreams ?? fromDoctor.foreignStreams,
+    noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
     streamLifetime,
     viewport,
     clientLocalhost: args['client-localhost'] === true,
-    pluginConnectionService: args['no-plugin-connection-service'] !== true,
+    pluginConnectionService: args['no-plugin-connection-service'] !== true && fromDoctor.pluginConnectionService !== false,
     pluginSettings,
     settingsFile: args['settings-file'],
     recordApi: args['record-api'],
