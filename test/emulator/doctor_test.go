@@ -169,3 +169,30 @@ func TestNoPluginsInTestNamesTheSetting(t *testing.T) {
 		t.Fatalf("doctor: exit %d, studio.pluginsInTest %+v; want failed (exit 1) naming %q", code, c, setting)
 	}
 }
+
+// --fault recording-nil-in-play: during a playtest the edit DataModel gets
+// no recording, so an exec there says undoable false, and doctor reports
+// studio.recordingInPlay degraded (with the test's DataModels running the
+// plugin: studio.pluginsInTest ok).
+func TestRecordingRefusedInPlay(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-REC", "--quiet", "--fault", "recording-nil-in-play")
+	edit := waitSessions(t, b, "DOC-REC", protocol.ContextEdit)[protocol.ContextEdit]
+	if stdout, stderr, code := cli(t, port, "play", "start"); code != 0 {
+		t.Fatalf("play start: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	waitSessions(t, b, "DOC-REC", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	var r struct {
+		Success  bool  `json:"success"`
+		Undoable *bool `json:"undoable"`
+	}
+	mustCall(t, b, edit.SessionID, "exec", map[string]string{"script": "workspace.Name = workspace.Name"}, &r)
+	if !r.Success || r.Undoable == nil || *r.Undoable {
+		t.Fatalf("exec in edit during the test: %+v (undoable %v); want success, undoable false", r, r.Undoable)
+	}
+	d, _, _ := doctorReport(t, port)
+	for key, want := range map[string]string{"studio.recordingInPlay": commands.StatusDegraded, "studio.pluginsInTest": commands.StatusOK} {
+		if c := statusOf(t, d, key, "DOC-REC"); c.Status != want {
+			t.Errorf("%s = %+v; want %s", key, c, want)
+		}
+	}
+}

@@ -19,6 +19,10 @@
 //   settings-nil:<rate>[:<key>] Plugin:GetSetting returns nil at that rate
 //                              (0..1), whatever is stored; only for <key>
 //                              when given
+//   recording-nil-in-play      ChangeHistoryService:TryBeginRecording returns
+//                              nil in the edit DataModel while a playtest
+//                              runs (issue 25 item 5; opt-in: not found in
+//                              the stored engine reference)
 //   http-denied                the user denied the plugin's HTTP permission
 //                              prompt: every RequestAsync and
 //                              CreateWebStreamClient fails
@@ -67,6 +71,9 @@ export function parseFault(spec) {
       if (parts[1] === undefined || !(rate >= 0 && rate <= 1)) throw new Error(`fault ${spec}: want settings-nil:<rate from 0 to 1>[:<key>]`)
       return { kind, rate, key: parts.slice(2).join(':') || undefined }
     }
+    case 'recording-nil-in-play':
+      if (parts.length > 1) throw new Error(`fault ${spec}: recording-nil-in-play takes no argument`)
+      return { kind }
     case 'http-denied':
       if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
       return { kind }
@@ -155,6 +162,7 @@ export class Faults {
     if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
     if (name === 'image-budget') return this.has('image-budget') || undefined
     if (name === 'pc-drop-unbound') return this.has('pc-drop-unbound') || undefined
+    if (name === 'recording-nil-in-play') return this.has('recording-nil-in-play') || undefined
     if (name === 'pc-bind-fail') {
       const f = this.list.find((x) => x.kind === 'pc-bind-fail' && x.remaining > 0 && (x.context === undefined || x.context === context))
       if (!f) return undefined
