@@ -196,3 +196,12 @@ func TestRecordingRefusedInPlay(t *testing.T) {
 		}
 	}
 }
+
+// --fault capture-png: a capture without a Format comes back as PNG bytes.
+// The plugin asks for RGBA8 and checks BufferFormat, so the screenshot
+// still works end to end.
+func TestScreenshotAsksForRGBA8(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-PNG", "--quiet", "--fault", "capture-png")
+	waitSessions(t, b, "DOC-PNG", protocol.ContextEdit)
+	checkPNGScreenshot(t, port)
+}

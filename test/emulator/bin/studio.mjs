@@ -35,7 +35,7 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
-                        recording-nil-in-play,
+                        recording-nil-in-play, capture-png,
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)

@@ -95,7 +95,7 @@ export class Window {
       return 'HttpService:CreateWebStreamClient() failed: Http requests are not allowed: the user denied this plugin permission to access 127.0.0.1 (emulated fault http-denied)'
     }
     if (this.openStreams + this.foreignStreams >= this.maxStreams) {
-      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams}; other plugins hold ${this.foreignStreams})`
+      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams}${this.foreignStreams ? `; other plugins hold ${this.foreignStreams}` : ''})`
     }
     return undefined
   }
