@@ -205,3 +205,31 @@ func TestScreenshotAsksForRGBA8(t *testing.T) {
 	waitSessions(t, b, "DOC-PNG", protocol.ContextEdit)
 	checkPNGScreenshot(t, port)
 }
+
+// --run-mode-client=false: RunService:IsClient() is false in Run mode's
+// DataModel. The plugin still reports Run (IsRunMode and
+// CanCaptureScreenshot) and still takes a screenshot there.
+func TestRunModeWithoutIsClient(t *testing.T) {
+	port, studio, b := startWindow(t, "--instance", "DOC-RUN", "--quiet", "--run-mode-client=false")
+	waitSessions(t, b, "DOC-RUN", protocol.ContextEdit)
+	studio.Send(t, "run")
+	all := waitSessions(t, b, "DOC-RUN", protocol.ContextEdit, protocol.ContextServer)
+	var r struct {
+		Success      bool              `json:"success"`
+		ReturnValues []json.RawMessage `json:"returnValues"`
+	}
+	mustCall(t, b, all[protocol.ContextServer].SessionID, "exec", map[string]any{"script": `return game:GetService("RunService"):IsClient()`}, &r)
+	if !r.Success || len(r.ReturnValues) != 1 || string(r.ReturnValues[0]) != "false" {
+		t.Fatalf("IsClient in the Run DataModel: %+v; want false (the switch)", r)
+	}
+	for _, c := range []protocol.Context{protocol.ContextEdit, protocol.ContextServer} {
+		kit.WaitFor(t, 10*time.Second, string(c)+" reporting Run", func() bool {
+			var st struct {
+				State string `json:"state"`
+			}
+			mustCall(t, b, all[c].SessionID, "state", nil, &st)
+			return st.State == "Run"
+		})
+	}
+	checkPNGScreenshot(t, port, "--context", "server")
+}

@@ -43,6 +43,9 @@ options:
                         Studio: each studio.* degradation turns on its
                         switch (plugin/README.md, "How doctor checks each
                         assumption"); the flags above add to it
+  --run-mode-client=<true|false>
+                        whether RunService:IsClient() is true in Run mode's
+                        DataModel (default true; references disagree)
   --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
                         playtest's server and client DataModels run no user
                         plugin (contested default; plugin/README.md)
@@ -99,6 +102,7 @@ try {
       'max-streams': { type: 'string' },
       'foreign-streams': { type: 'string' },
       'no-plugins-in-test': { type: 'boolean' },
+      'run-mode-client': { type: 'string' },
       'from-doctor': { type: 'string' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
@@ -145,6 +149,7 @@ const maxStreams = args['max-streams'] === undefined ? undefined : Number(args['
 if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) fail(`--max-streams ${args['max-streams']}: want a whole number >= 1`)
 const foreignStreams = args['foreign-streams'] === undefined ? undefined : Number(args['foreign-streams'])
 if (foreignStreams !== undefined && !(Number.isInteger(foreignStreams) && foreignStreams >= 0)) fail(`--foreign-streams ${args['foreign-streams']}: want a whole number >= 0`)
+if (args['run-mode-client'] !== undefined && !['true', 'false'].includes(args['run-mode-client'])) fail(`--run-mode-client ${args['run-mode-client']}: want true or false`)
 const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
 if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
 let viewport
@@ -191,6 +196,7 @@ try {
     faults: [...fromDoctor.faults, ...(args.fault || [])],
     maxStreams,
     foreignStreams: foreignStreams ?? fromDoctor.foreignStreams,
+    runModeClient: args['run-mode-client'] !== 'false' && fromDoctor.runModeClient !== false,
     noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
     streamLifetime,
     viewport,

@@ -21,6 +21,9 @@ const SWITCHES = {
   'studio.pluginConnection': (o) => {
     o.pluginConnectionService = false
   },
+  'studio.runService': (o) => {
+    o.runModeClient = false
+  },
   'studio.recordingInPlay': (o) => o.faults.push('recording-nil-in-play'),
   'studio.pluginsInTest': (o) => {
     o.noPluginsInTest = true

@@ -151,6 +151,8 @@ export class Window {
       // Run (F8): the simulation's server DataModel, which is client and
       // server at once and has a viewport (see README, "Run mode")
       runMode: this.runMode === true && context === 'server',
+      // --run-mode-client=false: IsClient() is false in the Run DataModel
+      runModeClient: this.options.runModeClient !== false,
       // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
       screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
