@@ -233,3 +233,19 @@ func TestRunModeWithoutIsClient(t *testing.T) {
 	}
 	checkPNGScreenshot(t, port, "--context", "server")
 }
+
+// --fault play-fail-late: ExecutePlayModeAsync yields, then fails without
+// a test. The plugin answers only once Studio confirms, so play start
+// reports Studio's failure instead of waiting for test sessions that never
+// come.
+func TestPlayStartFailsLate(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-LATE", "--quiet", "--fault", "play-fail-late")
+	waitSessions(t, b, "DOC-LATE", protocol.ContextEdit)
+	_, stderr, code := cli(t, port, "play", "start")
+	if code == 0 || !strings.Contains(stderr, "could not start the test") || !strings.Contains(stderr, "play-fail-late") {
+		t.Fatalf("play start: exit %d, stderr %q; want Studio's failure", code, stderr)
+	}
+	if strings.Contains(stderr, "timed out") {
+		t.Fatalf("play start waited for sessions of a test that never started: %q", stderr)
+	}
+}
