@@ -249,3 +249,35 @@ func TestPlayStartFailsLate(t *testing.T) {
 		t.Fatalf("play start waited for sessions of a test that never started: %q", stderr)
 	}
 }
+
+// --fault error-and-closed: one stream failure fires Error and then Closed.
+// The plugin treats them as one end: it reconnects, resumes the same
+// session, and keeps answering (no second link racing the first).
+func TestStreamFailureFiresErrorAndClosed(t *testing.T) {
+	port, studio, b := startWindow(t, "--instance", "DOC-EC", "--quiet", "--fault", "error-and-closed")
+	before := waitSessions(t, b, "DOC-EC", protocol.ContextEdit)[protocol.ContextEdit]
+	for i := 0; i < 2; i++ {
+		studio.Send(t, "drop")
+		kit.WaitFor(t, 20*time.Second, "exec to work after the drop", func() bool {
+			stdout, _, code := cli(t, port, "exec", "print('back')")
+			return code == 0 && strings.Contains(stdout, "back")
+		})
+	}
+	after := waitSessions(t, b, "DOC-EC", protocol.ContextEdit)[protocol.ContextEdit]
+	if after.SessionID != before.SessionID {
+		t.Fatalf("the session changed across the drops: %s, then %s; want it resumed", before.SessionID, after.SessionID)
+	}
+}
+
+// --team-create: a Team Test's DataModels cannot open streams; their
+// sessions still reach the host through the edit DataModel's relay.
+func TestTeamTestRelaysWithoutStreams(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "DOC-TEAM", "--quiet", "--play", "--team-create")
+	got := waitSessions(t, b, "DOC-TEAM", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	for _, c := range []protocol.Context{protocol.ContextServer, protocol.ContextClient} {
+		stdout, stderr, code := cli(t, port, "exec", "--session", got[c].SessionID, "print('team '..tostring(game:GetService('RunService'):IsServer()))")
+		if code != 0 || !strings.Contains(stdout, "team ") {
+			t.Fatalf("%s exec: exit %d, stdout %q, stderr %q", c, code, stdout, stderr)
+		}
+	}
+}

@@ -7,8 +7,7 @@ package emulator_test
 //
 // Not yet in it: settings-nil:1 on every key (a window on a test's free port
 // cannot find its host until the pairing work moves the port out of
-// settings, #25 item 3; the probe's own key stands in) and Team Create (no
-// switch yet).
+// settings, #25 item 3; the probe's own key stands in).
 
 import (
 	"strings"
@@ -27,7 +26,9 @@ func TestHarshPass(t *testing.T) {
 		"--foreign-streams", "2",
 		"--fault", "recording-nil-in-play",
 		"--fault", "capture-png",
-		"--run-mode-client=false")
+		"--run-mode-client=false",
+		"--team-create",
+		"--fault", "error-and-closed")
 	waitSessions(t, b, "HARSH", protocol.ContextEdit)
 
 	// Edit: exec, query, logs and a screenshot work as ever.

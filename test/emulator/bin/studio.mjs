@@ -36,7 +36,7 @@ options:
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
                         recording-nil-in-play, capture-png,
-                        play-fail-late,
+                        play-fail-late, error-and-closed,
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
@@ -47,6 +47,8 @@ options:
   --run-mode-client=<true|false>
                         whether RunService:IsClient() is true in Run mode's
                         DataModel (default true; references disagree)
+  --team-create         a Team Create place: CreateWebStreamClient raises in
+                        a playtest's (Team Test's) DataModels
   --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
                         playtest's server and client DataModels run no user
                         plugin (contested default; plugin/README.md)
@@ -103,6 +105,7 @@ try {
       'max-streams': { type: 'string' },
       'foreign-streams': { type: 'string' },
       'no-plugins-in-test': { type: 'boolean' },
+      'team-create': { type: 'boolean' },
       'run-mode-client': { type: 'string' },
       'from-doctor': { type: 'string' },
       'stream-lifetime': { type: 'string' },
@@ -198,6 +201,7 @@ try {
     maxStreams,
     foreignStreams: foreignStreams ?? fromDoctor.foreignStreams,
     runModeClient: args['run-mode-client'] !== 'false' && fromDoctor.runModeClient !== false,
+    teamCreate: args['team-create'] === true,
     noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
     streamLifetime,
     viewport,

@@ -40,7 +40,7 @@ const MESSAGE_LABEL = {
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
   //            project, signalBehavior, faults, quiet, settingsFile, out,
-  //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, streamLifetime, clientLocalhost,
+  //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, teamCreate, streamLifetime, clientLocalhost,
   //            pluginConnectionService }
   constructor(options) {
     this.options = options
@@ -91,6 +91,10 @@ export class Window {
   streamRefusal(context) {
     const fault = this.faults.refuseStream(context)
     if (fault) return fault
+    if (this.options.teamCreate && context !== 'edit') {
+      // --team-create: a Team Test's DataModels cannot open streams
+      return 'HttpService:CreateWebStreamClient() failed: not available in Team Test (emulated --team-create)'
+    }
     if (this.faults.has('http-denied')) {
       return 'HttpService:CreateWebStreamClient() failed: Http requests are not allowed: the user denied this plugin permission to access 127.0.0.1 (emulated fault http-denied)'
     }
