@@ -226,7 +226,10 @@ func pluginFileCheck() Check {
 	c := Check{Key: "plugin.installed"}
 	dir, err := DefaultPluginsDir()
 	if err != nil {
-		c.Status, c.Detail = StatusNA, err.Error()
+		c.Status, c.Detail = StatusNA, "no Studio plugins folder here"
+		if runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+			c.Detail = "Roblox Studio does not run on " + runtime.GOOS
+		}
 		return c
 	}
 	path := filepath.Join(dir, PluginFileName)
