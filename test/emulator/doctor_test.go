@@ -281,3 +281,37 @@ func TestTeamTestRelaysWithoutStreams(t *testing.T) {
 		}
 	}
 }
+
+// A plugin that unloads (a reload) while an exec runs commits the exec's
+// recording: ChangeHistoryService is left with none open, and one undo
+// step reverts what the script changed (#25 item 5).
+func TestUnloadFinishesTheRecording(t *testing.T) {
+	port, studio, b := startWindow(t, "--instance", "DOC-UNLOAD", "--quiet")
+	waitSessions(t, b, "DOC-UNLOAD", protocol.ContextEdit)
+	cmd := userCmd(t, t.TempDir(), port, "exec", "-- long one\nworkspace:FindFirstChild('Empty'):Destroy()\nprint('started')\ntask.wait(60)")
+	var out, errOut kit.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	kit.WaitFor(t, 20*time.Second, "the exec to start", func() bool { return strings.Contains(out.String(), "started") })
+	studio.Send(t, "reload")
+	_ = cmd.Wait() // the exec ends with the plugin; its outcome is not the point here
+	edit := waitSessions(t, b, "DOC-UNLOAD", protocol.ContextEdit)[protocol.ContextEdit]
+	var r struct {
+		Success      bool              `json:"success"`
+		ReturnValues []json.RawMessage `json:"returnValues"`
+	}
+	kit.WaitFor(t, 20*time.Second, "the reloaded plugin to answer", func() bool {
+		return call(t, b, edit.SessionID, "exec", map[string]any{"history": false,
+			"script": `return game:GetService("ChangeHistoryService"):IsRecordingInProgress()`}).err == nil
+	})
+	mustCall(t, b, edit.SessionID, "exec", map[string]any{"history": false, "script": `return game:GetService("ChangeHistoryService"):IsRecordingInProgress()`}, &r)
+	if !r.Success || len(r.ReturnValues) != 1 || string(r.ReturnValues[0]) != "false" {
+		t.Fatalf("after the unload: recording in progress %+v; want false", r)
+	}
+	if got := historyStep(t, studio, "undo"); got != "-- long one" {
+		t.Fatalf("undo answered %q; want the exec's step", got)
+	}
+}
