@@ -90,6 +90,10 @@ func attachLocked(s *pluginSession, sock *pluginSocket) {
 // holdLocked keeps a session whose socket is gone for the resume grace,
 // with its unanswered requests; a re-attach with its secret resumes it.
 func (h *Host) holdLocked(s *pluginSession) {
+	// How long the session had been silent when its socket went: at least
+	// two missed heartbeats means it froze (a script that never yields),
+	// not that its network went (pings were answered until then).
+	s.silentAtLoss = time.Since(time.Unix(0, s.lastSeen.Load()))
 	s.graceGen++
 	gen := s.graceGen
 	if s.grace != nil {

@@ -24,6 +24,9 @@ type pluginSession struct {
 	log      *slog.Logger
 	nextID   atomic.Uint64
 	lastSeen atomic.Int64 // unix nanos of the session's latest frame (its liveness)
+	// silentAtLoss is how long the session had sent nothing when it lost
+	// its socket (set by holdLocked under the host's lock).
+	silentAtLoss time.Duration
 
 	// Guarded by h.mu.
 	info     protocol.SessionInfo
@@ -294,9 +297,20 @@ func (s *pluginSession) failAll(lost bool) {
 	s.gone = true
 	s.cancels = nil
 	s.mu.Unlock()
+	silent := time.Since(time.Unix(0, s.lastSeen.Load()))
+	frozen := s.silentAtLoss >= (protocol.MissedHeartbeats-1)*s.h.cfg.Heartbeat
 	for _, p := range pending {
 		err := s.goneError(p.action)
-		if lost && p.sent {
+		switch {
+		case lost && p.sent && frozen && p.action == "exec":
+			// The session went silent, not its network: a script that
+			// never yields holds the DataModel's only Luau thread, and
+			// nothing (heartbeats included) runs until it does.
+			err = protocol.Errorf(protocol.CodeUnknownOutcome,
+				"Studio session %s stopped answering while running exec: the script has not yielded for %s; Studio is frozen until it does "+
+					"(a loop without task.wait or coroutine.yield; stop it in Studio or end Studio). It may still be running",
+				s.id(), silent.Round(time.Second))
+		case lost && p.sent:
 			err = protocol.Errorf(protocol.CodeUnknownOutcome,
 				"Studio session %s lost its connection while running %s and did not come back within %s; it may or may not have run",
 				s.id(), p.action, s.h.resumeGrace())

@@ -131,6 +131,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		}
 		return b, nil
 	}
+	req.Env.Join, req.Env.Network = req.Connect, network(c)
 	defer func() {
 		if b != nil {
 			leave(b, log)

@@ -55,3 +55,14 @@ func newLogger(level string, d *commands.Definition, w io.Writer) (*slog.Logger,
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
+
+// network is the port, remote and config directory the global flags give,
+// for doctor's report.
+func network(c *cli.Context) commands.Network {
+	n := commands.Network{Port: global(c, "port").Int("port"), PortFrom: "default",
+		Remote: global(c, "remote").String("remote"), ConfigDir: bridge.ConfigDir()}
+	if global(c, "port").IsSet("port") {
+		n.PortFrom = "--port / STUDIO_BRIDGE_PORT"
+	}
+	return n
+}

@@ -110,6 +110,12 @@ type Env struct {
 	// zero means protocol.DefaultPort. install-plugin writes it into the
 	// plugin.
 	Port int
+	// Network is the port, remote and config directory the surface uses
+	// (doctor reports them); Join, when set, joins the bridge for a Local
+	// command that decides itself whether to (doctor, after looking at the
+	// port).
+	Network Network
+	Join    func() (bridge.Conn, error)
 }
 
 // Fitter is a result that knows how to cut its own JSON to a byte budget
@@ -225,6 +231,7 @@ var All = []*Definition{
 	Launch,
 	VersionCommand,
 	Token,
+	Doctor,
 	Call,
 	ScriptRead,
 	ScriptGrep,

@@ -229,11 +229,15 @@ func StartTest(ctx context.Context, env *Env, instanceID, mode string, timeout t
 		return true
 	})
 	if errors.Is(err, errWaitTimeout) {
-		return in, &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Play control timed out after %s: Studio started the test, but its %s session did not connect (is the plugin enabled in Play DataModels?).",
-			humanDuration(timeout), missing(in, want))}
+		return in, &protocol.Error{Code: protocol.CodeTimeout, Message: fmt.Sprintf("Play control timed out after %s: Studio started the test, but its %s session did not connect. %s",
+			humanDuration(timeout), missing(in, want), NoPluginsInTestHint)}
 	}
 	return in, err
 }
+
+// NoPluginsInTestHint is what to do when a playtest's DataModels never
+// report: Studio runs user plugins in them only with this setting on.
+const NoPluginsInTestHint = `Studio may not load user plugins in playtests: turn on "Load User Plugins in Test Mode" in File > Studio Settings, then start the test again (studio-bridge doctor checks it during a playtest).`
 
 func missing(in bridge.Instance, want []protocol.Context) string {
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -79,6 +80,9 @@ type Plugin struct {
 	runner
 	cfg Config
 	wg  sync.WaitGroup // sockets served by Refresh
+
+	// frozen: Freeze was called; nothing answers pings any more
+	frozen atomic.Bool
 
 	mu        sync.Mutex
 	conn      *websocket.Conn
@@ -227,6 +231,11 @@ func (w *Plugin) Requests() []protocol.Request { return w.received.all() }
 
 // Cancels lists the request ids the host cancelled.
 func (w *Plugin) Cancels() []string { return w.cancels.all() }
+
+// Freeze makes the whole window fall silent while its socket stays open,
+// as Studio does while a script that never yields holds its Luau thread:
+// no pongs, the socket's or any session's, from now on.
+func (w *Plugin) Freeze() { w.frozen.Store(true) }
 
 // CloseStatus is the WebSocket close status that ended the latest socket,
 // or -1 while it is open or when it ended without a close frame.
@@ -590,14 +599,14 @@ func (w *Plugin) handle(c *websocket.Conn, m protocol.Message) {
 	switch m := m.(type) {
 	case protocol.Ping:
 		if m.SessionID == "" {
-			if !w.cfg.NoPong {
+			if !w.cfg.NoPong && !w.frozen.Load() {
 				_ = w.sendOn(c, protocol.Pong{T: m.T})
 			}
 			return
 		}
 		w.mu.Lock()
 		s := w.byID(m.SessionID)
-		frozen := s == nil || s.cfg.Frozen || w.cfg.NoPong
+		frozen := s == nil || s.cfg.Frozen || w.cfg.NoPong || w.frozen.Load()
 		w.mu.Unlock()
 		if !frozen {
 			_ = w.sendOn(c, protocol.Pong{SessionID: m.SessionID, T: m.T})

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { configDir, DEFAULT_PORT, pairingKey, resolveToken } from '../src/pairing.mjs'
 import { Window } from '../src/window.mjs'
+import { readDoctorReport } from '../src/doctor.mjs'
 
 const USAGE = `usage: node test/emulator/bin/studio.mjs --port <p> [options]
 
@@ -46,10 +47,27 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
+                        recording-nil-in-play, capture-png,
+                        play-fail-late, error-and-closed,
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]],
                         script-locked:<path>[:<reason>]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
+  --from-doctor <file>  a "studio-bridge doctor --json" report from a real
+                        Studio: each studio.* degradation turns on its
+                        switch (plugin/README.md, "How doctor checks each
+                        assumption"); the flags above add to it
+  --run-mode-client=<true|false>
+                        whether RunService:IsClient() is true in Run mode's
+                        DataModel (default true; references disagree)
+  --team-create         a Team Create place: CreateWebStreamClient raises in
+                        a playtest's (Team Test's) DataModels
+  --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
+                        playtest's server and client DataModels run no user
+                        plugin (contested default; plugin/README.md)
+  --foreign-streams <n> WebStreamClients other plugins (Rojo, …) hold in
+                        this Studio process, counted against --max-streams
+                        (default 0)
   --stream-lifetime <s> seconds after which "Studio" drops each stream
                         (default 1800)
   --viewport <W>x<H>    the viewport a screenshot captures (default 1920x1080)
@@ -105,6 +123,11 @@ try {
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
+      'foreign-streams': { type: 'string' },
+      'no-plugins-in-test': { type: 'boolean' },
+      'team-create': { type: 'boolean' },
+      'run-mode-client': { type: 'string' },
+      'from-doctor': { type: 'string' },
       'stream-lifetime': { type: 'string' },
       'client-localhost': { type: 'boolean' },
       viewport: { type: 'string' },
@@ -149,6 +172,9 @@ if (args.instance && !contexts.includes('edit')) {
 }
 const maxStreams = args['max-streams'] === undefined ? undefined : Number(args['max-streams'])
 if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) fail(`--max-streams ${args['max-streams']}: want a whole number >= 1`)
+const foreignStreams = args['foreign-streams'] === undefined ? undefined : Number(args['foreign-streams'])
+if (foreignStreams !== undefined && !(Number.isInteger(foreignStreams) && foreignStreams >= 0)) fail(`--foreign-streams ${args['foreign-streams']}: want a whole number >= 0`)
+if (args['run-mode-client'] !== undefined && !['true', 'false'].includes(args['run-mode-client'])) fail(`--run-mode-client ${args['run-mode-client']}: want true or false`)
 const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
 if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
 let viewport
@@ -179,6 +205,19 @@ if (!args.unpaired) {
   }
 }
 
+// --from-doctor: the report's switches, which the explicit flags add to
+let fromDoctor = { faults: [], notReproduced: [] }
+if (args['from-doctor'] !== undefined) {
+  try {
+    fromDoctor = readDoctorReport(args['from-doctor'])
+  } catch (err) {
+    fail(`--from-doctor ${args['from-doctor']}: ${err.message}`)
+  }
+  for (const key of fromDoctor.notReproduced) {
+    process.stderr.write(`studio emulator: --from-doctor: ${key} is degraded in the report, but the emulator has no switch for it; not reproduced\n`)
+  }
+}
+
 let window
 try {
   window = new Window({
@@ -192,12 +231,16 @@ try {
     project: args.project,
     placeProject: args['place-project'],
     signalBehavior: args['signal-behavior'],
-    faults: args.fault || [],
+    faults: [...fromDoctor.faults, ...(args.fault || [])],
     maxStreams,
+    foreignStreams: foreignStreams ?? fromDoctor.foreignStreams,
+    runModeClient: args['run-mode-client'] !== 'false' && fromDoctor.runModeClient !== false,
+    teamCreate: args['team-create'] === true,
+    noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
     streamLifetime,
     viewport,
     clientLocalhost: args['client-localhost'] === true,
-    pluginConnectionService: args['no-plugin-connection-service'] !== true,
+    pluginConnectionService: args['no-plugin-connection-service'] !== true && fromDoctor.pluginConnectionService !== false,
     pluginSettings,
     settingsFile: args['settings-file'],
     recordApi: args['record-api'],

@@ -19,6 +19,17 @@
 //   settings-nil:<rate>[:<key>] Plugin:GetSetting returns nil at that rate
 //                              (0..1), whatever is stored; only for <key>
 //                              when given
+//   error-and-closed           one WebStreamClient failure fires Error and then
+//                              Closed (issue 25 item 9)
+//   play-fail-late             StudioTestService:ExecutePlayModeAsync / RunMode
+//                              yield, then fail without starting a test
+//   capture-png                StudioCaptureService:CaptureScreenshot without a
+//                              Format gives a PNG buffer (BufferFormat PNG)
+//                              instead of the documented RGBA8 default
+//   recording-nil-in-play      ChangeHistoryService:TryBeginRecording returns
+//                              nil in the edit DataModel while a playtest
+//                              runs (issue 25 item 5; opt-in: not found in
+//                              the stored engine reference)
 //   http-denied                the user denied the plugin's HTTP permission
 //                              prompt: every RequestAsync and
 //                              CreateWebStreamClient fails
@@ -72,6 +83,18 @@ export function parseFault(spec) {
       if (parts[1] === undefined || !(rate >= 0 && rate <= 1)) throw new Error(`fault ${spec}: want settings-nil:<rate from 0 to 1>[:<key>]`)
       return { kind, rate, key: parts.slice(2).join(':') || undefined }
     }
+    case 'error-and-closed':
+      if (parts.length > 1) throw new Error(`fault ${spec}: error-and-closed takes no argument`)
+      return { kind }
+    case 'play-fail-late':
+      if (parts.length > 1) throw new Error(`fault ${spec}: play-fail-late takes no argument`)
+      return { kind }
+    case 'capture-png':
+      if (parts.length > 1) throw new Error(`fault ${spec}: capture-png takes no argument`)
+      return { kind }
+    case 'recording-nil-in-play':
+      if (parts.length > 1) throw new Error(`fault ${spec}: recording-nil-in-play takes no argument`)
+      return { kind }
     case 'http-denied':
       if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
       return { kind }
@@ -163,6 +186,10 @@ export class Faults {
     if (name === 'screenshot') return this.list.find((x) => x.kind === 'screenshot')?.mode
     if (name === 'image-budget') return this.has('image-budget') || undefined
     if (name === 'pc-drop-unbound') return this.has('pc-drop-unbound') || undefined
+    if (name === 'error-and-closed') return this.has('error-and-closed') || undefined
+    if (name === 'play-fail-late') return this.has('play-fail-late') || undefined
+    if (name === 'capture-png') return this.has('capture-png') || undefined
+    if (name === 'recording-nil-in-play') return this.has('recording-nil-in-play') || undefined
     if (name === 'pc-bind-fail') {
       const f = this.list.find((x) => x.kind === 'pc-bind-fail' && x.remaining > 0 && (x.context === undefined || x.context === context))
       if (!f) return undefined

@@ -41,7 +41,8 @@ const MESSAGE_LABEL = {
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
   //            project, placeProject, signalBehavior, faults, quiet, settingsFile, out,
-  //            err, recordApi, maxStreams, streamLifetime, clientLocalhost,
+  //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, teamCreate,
+  //            streamLifetime, clientLocalhost,
   //            pluginConnectionService }
   constructor(options) {
     this.options = options
@@ -54,6 +55,9 @@ export class Window {
     if (!(Number.isInteger(this.maxStreams) && this.maxStreams >= 0)) throw new Error(`max streams ${this.maxStreams}: want a whole number >= 0`)
     if (!(this.streamLifetime > 0)) throw new Error(`stream lifetime ${this.streamLifetime}: want seconds > 0`)
     this.openStreams = 0
+    // WebStreamClient slots other plugins (Rojo, …) hold in this process
+    this.foreignStreams = options.foreignStreams ?? 0
+    if (!(Number.isInteger(this.foreignStreams) && this.foreignStreams >= 0)) throw new Error(`foreign streams ${this.foreignStreams}: want a whole number >= 0`)
     this.pcsLinks = new Map() // test DataModel context -> true while its PluginConnection is up
     this.guidCount = 0
     this.out = options.out || ((line) => process.stdout.write(line + '\n'))
@@ -98,11 +102,15 @@ export class Window {
   streamRefusal(context) {
     const fault = this.faults.refuseStream(context)
     if (fault) return fault
+    if (this.options.teamCreate && context !== 'edit') {
+      // --team-create: a Team Test's DataModels cannot open streams
+      return 'HttpService:CreateWebStreamClient() failed: not available in Team Test (emulated --team-create)'
+    }
     if (this.faults.has('http-denied')) {
       return 'HttpService:CreateWebStreamClient() failed: Http requests are not allowed: the user denied this plugin permission to access 127.0.0.1 (emulated fault http-denied)'
     }
-    if (this.openStreams >= this.maxStreams) {
-      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams})`
+    if (this.openStreams + this.foreignStreams >= this.maxStreams) {
+      return `HttpService:CreateWebStreamClient() failed: too many open WebStreamClients (this Studio process allows ${this.maxStreams}${this.foreignStreams ? `; other plugins hold ${this.foreignStreams}` : ''})`
     }
     return undefined
   }
@@ -158,6 +166,8 @@ export class Window {
       // Run (F8): the simulation's server DataModel, which is client and
       // server at once and has a viewport (see README, "Run mode")
       runMode: this.runMode === true && context === 'server',
+      // --run-mode-client=false: IsClient() is false in the Run DataModel
+      runModeClient: this.options.runModeClient !== false,
       // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
       screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
@@ -169,7 +179,10 @@ export class Window {
     if (this.models.has(context)) return this.models.get(context)
     const dm = new DataModel(this, context)
     this.models.set(context, dm)
-    await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree: this.pluginTree })
+    // --no-plugins-in-test: Studio's "Load User Plugins in Test Mode" is off,
+    // so a playtest's DataModels run no user plugin (plugin/README.md)
+    const pluginTree = context !== 'edit' && this.options.noPluginsInTest ? null : this.pluginTree
+    await dm.start({ config: this.config(context), fixture: this.fixture, pluginTree })
     this.log(`${context} DataModel started`)
     this.tellPlaying()
     if (this.pcsEnabled()) {

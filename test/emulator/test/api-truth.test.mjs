@@ -289,6 +289,7 @@ describe('API truth check: static scan of plugin/src', () => {
       ['Body', 'HttpService:RequestAsync response dictionary'],
       ['Permits', 'ReflectionService ReflectedProperty dictionary'],
       ['Read', 'ReflectionService ReflectedProperty.Permits'],
+      ['Format', 'StudioCaptureService:CaptureScreenshot options (the StudioCaptureScreenshotFormat reference page)'],
     ])
     const problems = []
     for (const [file, src] of sources) {

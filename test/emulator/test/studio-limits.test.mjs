@@ -242,6 +242,29 @@ describe('screenshots: --viewport, the 1024 px EditableImage limit, image-budget
     assert.equal(await ev('server', can), 'true\tfalse')
   })
 
+  test('StudioCaptureService Format: RGBA8 when omitted; --fault capture-png makes an omitted Format give PNG bytes', async () => {
+    const capture = `task.spawn(function()
+        local svc = game:GetService("StudioCaptureService")
+        svc:RequestScreenshotPermissionAsync()
+        local a = svc:CaptureScreenshot({})
+        local b = svc:CaptureScreenshot({ Format = Enum.StudioCaptureScreenshotFormat.RGBA8 })
+        while a.BufferStatus.Name == "Pending" or b.BufferStatus.Name == "Pending" do task.wait(0.05) end
+        shared.formats = a.BufferFormat.Name .. " " .. buffer.len(a:GetBuffer()) .. " " .. b.BufferFormat.Name .. " " .. buffer.len(b:GetBuffer())
+      end)`
+    const rgba = 64 * 36 * 4
+    for (const [faults, want] of [
+      [[], `RGBA8 ${rgba} RGBA8 ${rgba}`],
+      [['capture-png'], `PNG 8 RGBA8 ${rgba}`],
+    ]) {
+      const { ev } = await open(['edit'], { faults, viewport: { width: 64, height: 36 } })
+      await ev('edit', capture)
+      await until(async () => (await ev('edit', 'return shared.formats ~= nil')) === 'true\ttrue', 5000)
+      assert.equal(await ev('edit', 'return shared.formats'), `true\t${want}`, faults.join())
+    }
+    const { ev } = await open(['edit'])
+    assert.match(await ev('edit', 'return game:GetService("StudioCaptureService"):CaptureScreenshot({ Format = Enum.Material.Plastic })'), /Format must be an Enum.StudioCaptureScreenshotFormat item/)
+  })
+
   test('StudioCaptureService: permission once, RGBA8 at the viewport size, ScaleAsync; screenshot:denied', async () => {
     const { window, ev } = await open(['edit'])
     const capture = `task.spawn(function()

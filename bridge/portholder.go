@@ -1,0 +1,69 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+)
+
+// HolderKind says what holds a bridge port.
+type HolderKind string
+
+// What WhoHolds can find on a port.
+const (
+	// HolderNone: nothing listens; the next command becomes the host.
+	HolderNone HolderKind = "none"
+	// HolderHost: a studio-bridge host answers /health ("ok").
+	HolderHost HolderKind = "host"
+	// HolderDraining: a studio-bridge host answers but is handing over.
+	HolderDraining HolderKind = "draining"
+	// HolderStopped: the host file names a live studio-bridge process that
+	// holds the port and does not answer (stopped or hung).
+	HolderStopped HolderKind = "stopped"
+	// HolderStranger: another program holds the port.
+	HolderStranger HolderKind = "stranger"
+	// HolderUnknown: the probe ended before it could tell (ctx ended).
+	HolderUnknown HolderKind = "unknown"
+)
+
+// PortHolder is who holds a loopback port, as WhoHolds found it.
+type PortHolder struct {
+	Kind HolderKind
+	// Health is the host's answer (HolderHost, HolderDraining).
+	Health Health
+	// PID is the stopped host's process (HolderStopped).
+	PID int
+	// Detail is what the probe saw, for messages (HolderStranger,
+	// HolderStopped, and errors the probe could not classify).
+	Detail string
+}
+
+// WhoHolds asks who holds 127.0.0.1:port without binding it or joining
+// anything: a studio-bridge host (its /health answer), one that is stopped
+// (named by the host file in configDir, "" for none), another program, or
+// nothing. It is the one place that answers "who holds port P" for doctor
+// and for the pairing of a plugin to a port. The probe is bounded (1 s).
+func WhoHolds(ctx context.Context, configDir string, port int) PortHolder {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	h, err := probeHealth(ctx, addr)
+	switch {
+	case err == nil && h.Status == "ok":
+		return PortHolder{Kind: HolderHost, Health: h}
+	case err == nil:
+		return PortHolder{Kind: HolderDraining, Health: h}
+	case isConnRefused(err):
+		return PortHolder{Kind: HolderNone}
+	case errors.Is(err, errSilent):
+		var stopped *HostNotAnsweringError
+		if e := notAnswering(configDir, addr, err); errors.As(e, &stopped) {
+			return PortHolder{Kind: HolderStopped, PID: stopped.PID, Detail: err.Error()}
+		}
+		return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+	case errors.Is(err, errStranger):
+		return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+	case ctx.Err() != nil:
+		return PortHolder{Kind: HolderUnknown, Detail: err.Error()}
+	}
+	return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+}

@@ -1,0 +1,66 @@
+package emulator_test
+
+// The harsh pass: one window with the harshest settings the emulator has,
+// all at once, and every everyday command still doing what it can, each
+// degradation named where it bites. Run it alone with
+// `go test -run TestHarsh ./test/emulator`; it is part of the suite.
+//
+// Not yet in it: settings-nil:1 on every key (a window on a test's free port
+// cannot find its host until the pairing work moves the port out of
+// settings, #25 item 3; the probe's own key stands in).
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+func TestHarshPass(t *testing.T) {
+	port, studio, b := startWindow(t, "--instance", "HARSH",
+		"--fault", "settings-nil:1:StudioBridgeProbe",
+		"--no-plugins-in-test",
+		"--foreign-streams", "2",
+		"--fault", "recording-nil-in-play",
+		"--fault", "capture-png",
+		"--run-mode-client=false",
+		"--team-create",
+		"--fault", "error-and-closed")
+	waitSessions(t, b, "HARSH", protocol.ContextEdit)
+
+	// Edit: exec, query, logs and a screenshot work as ever.
+	if stdout, stderr, code := cli(t, port, "exec", `print("harsh") return 1`); code != 0 || !strings.Contains(stdout, "harsh") {
+		t.Fatalf("exec: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := cli(t, port, "query", "game.Workspace"); code != 0 || !strings.Contains(stdout, "Workspace") {
+		t.Fatalf("query: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	checkPNGScreenshot(t, port)
+
+	// A playtest runs no plugin: play start fails naming the setting, the
+	// edit DataModel says so in Output, doctor fails the check.
+	const setting = "Load User Plugins in Test Mode"
+	if _, stderr, code := cli(t, port, "--timeout", "3s", "play", "start"); code == 0 || !strings.Contains(stderr, setting) {
+		t.Fatalf("play start: exit %d, stderr %q; want a failure naming %q", code, stderr, setting)
+	}
+	d, code, stderr := doctorReport(t, port, "--active")
+	if code != 1 {
+		t.Fatalf("doctor exit %d (stderr %q); want 1: studio.pluginsInTest failed", code, stderr)
+	}
+	for key, want := range map[string]string{
+		"studio.settings":        commands.StatusDegraded,
+		"studio.pluginsInTest":   commands.StatusFailed,
+		"studio.recordingInPlay": commands.StatusDegraded, // the test runs in Studio, plugin or not
+		"studio.streams":         commands.StatusOK,       // 1 own + 2 foreign leave one of 4 for --active
+	} {
+		if c := statusOf(t, d, key, "HARSH"); c.Status != want {
+			t.Errorf("%s = %+v; want %s", key, c, want)
+		}
+	}
+	kit.WaitFor(t, 30*time.Second, "the edit DataModel's Output to name the setting", func() bool {
+		return strings.Contains(studio.Stdout.String(), setting)
+	})
+}
