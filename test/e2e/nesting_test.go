@@ -213,7 +213,7 @@ func TestMCPHTTPBadBodies(t *testing.T) {
 	})
 	post := func(body []byte) (int, []byte) {
 		t.Helper()
-		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), nil)
+		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), kit.MCPAuth(t))
 		if err != nil {
 			t.Fatalf("POST /mcp: %v (server running: %v)\n%s", err, server.Running(), server.Stderr.String())
 		}
