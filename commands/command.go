@@ -102,6 +102,14 @@ type Env struct {
 	// Output receives streamed lines (exec output, followed logs) as they
 	// arrive, in order; each surface shows them its own way. Nil drops them.
 	Output func(Line)
+	// Project, when set, resolves the project root (MCP asks its client's
+	// roots/list); nil means project.Root: STUDIO_BRIDGE_PROJECT, else the
+	// working directory.
+	Project func() (string, error)
+	// Confine is set by surfaces whose caller is not the user at a shell
+	// (MCP, the terminal): files a command reads must be under the project
+	// root.
+	Confine bool
 }
 
 // Fitter is a result that knows how to cut its own JSON to a byte budget

@@ -115,7 +115,7 @@ func TestSpecTreeKeepsFolders(t *testing.T) {
 		"tests/nested/deep/notes.txt.lua": "return 2",
 	})
 	t.Chdir(dir)
-	nodes, specs, _, err := specTree([]string{"tests"})
+	nodes, specs, _, err := specTree(specScope{}, []string{"tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +168,13 @@ func TestSpecTreeRefuses(t *testing.T) {
 		{[]string{"a"}, "would be the same ModuleScript"},
 		{[]string{"c"}, "not UTF-8 text"},
 	} {
-		_, _, _, err := specTree(tc.paths)
+		_, _, _, err := specTree(specScope{}, tc.paths)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Fatalf("%v: %v, want %q", tc.paths, err, tc.says)
 		}
 	}
 	// no specs at all is a usage error from the command
-	_, _, err := testScript(&TestArgs{Paths: []string{"b"}})
+	_, _, err := testScript(&TestArgs{Paths: []string{"b"}}, specScope{})
 	var ue UsageError
 	if !errors.As(err, &ue) || !errors.Is(err, errNoSpecs) {
 		t.Fatalf("no specs: %v", err)
