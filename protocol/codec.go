@@ -101,30 +101,32 @@ func peekType(data []byte) (string, bool) {
 }
 
 var registry = map[string]func() any{
-	TypeHello:         func() any { return new(Hello) },
-	TypeWelcome:       func() any { return new(Welcome) },
-	TypeReject:        func() any { return new(Reject) },
-	TypeRequest:       func() any { return new(Request) },
-	TypeResponse:      func() any { return new(Response) },
-	TypeProgress:      func() any { return new(Progress) },
-	TypeChunk:         func() any { return new(Chunk) },
-	TypeCancel:        func() any { return new(Cancel) },
-	TypeEvent:         func() any { return new(Event) },
-	TypePing:          func() any { return new(Ping) },
-	TypePong:          func() any { return new(Pong) },
-	TypeError:         func() any { return new(ErrorNotice) },
-	TypeGoodbye:       func() any { return new(Goodbye) },
-	TypeClientHello:   func() any { return new(ClientHello) },
-	TypeClientWelcome: func() any { return new(ClientWelcome) },
-	TypeSessionEvent:  func() any { return new(SessionEvent) },
-	TypeWatch:         func() any { return new(Watch) },
-	TypeUnwatch:       func() any { return new(Unwatch) },
-	TypeHostTransfer:  func() any { return new(HostTransfer) },
-	TypeAttach:        func() any { return new(Attach) },
-	TypeAttached:      func() any { return new(Attached) },
-	TypeDetach:        func() any { return new(Detach) },
-	TypeAck:           func() any { return new(Ack) },
-	TypeReplaced:      func() any { return new(Replaced) },
+	TypeHello:           func() any { return new(Hello) },
+	TypeWelcome:         func() any { return new(Welcome) },
+	TypeReject:          func() any { return new(Reject) },
+	TypeRequest:         func() any { return new(Request) },
+	TypeResponse:        func() any { return new(Response) },
+	TypeProgress:        func() any { return new(Progress) },
+	TypeChunk:           func() any { return new(Chunk) },
+	TypeCancel:          func() any { return new(Cancel) },
+	TypeEvent:           func() any { return new(Event) },
+	TypePing:            func() any { return new(Ping) },
+	TypePong:            func() any { return new(Pong) },
+	TypeError:           func() any { return new(ErrorNotice) },
+	TypeGoodbye:         func() any { return new(Goodbye) },
+	TypeClientHello:     func() any { return new(ClientHello) },
+	TypeClientWelcome:   func() any { return new(ClientWelcome) },
+	TypeClientChallenge: func() any { return new(ClientChallenge) },
+	TypeClientProof:     func() any { return new(ClientProof) },
+	TypeSessionEvent:    func() any { return new(SessionEvent) },
+	TypeWatch:           func() any { return new(Watch) },
+	TypeUnwatch:         func() any { return new(Unwatch) },
+	TypeHostTransfer:    func() any { return new(HostTransfer) },
+	TypeAttach:          func() any { return new(Attach) },
+	TypeAttached:        func() any { return new(Attached) },
+	TypeDetach:          func() any { return new(Detach) },
+	TypeAck:             func() any { return new(Ack) },
+	TypeReplaced:        func() any { return new(Replaced) },
 }
 
 func deref(p any) Message {
@@ -158,6 +160,10 @@ func deref(p any) Message {
 	case *ClientHello:
 		return *m
 	case *ClientWelcome:
+		return *m
+	case *ClientChallenge:
+		return *m
+	case *ClientProof:
 		return *m
 	case *SessionEvent:
 		return *m

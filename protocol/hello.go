@@ -65,7 +65,7 @@ func ValidateClientHello(h ClientHello) (int, *Error) {
 			"bridge host speaks protocol version(s) %v but this studio-bridge offered %v; run the same studio-bridge version everywhere",
 			SupportedVersions, h.ProtocolVersions)
 	}
-	if len(h.ClientVersion) > 64 || len(h.Token) > MaxTokenBytes {
+	if len(h.ClientVersion) > 64 || len(h.Token) > MaxTokenBytes || len(h.Nonce) > MaxNonceBytes {
 		return 0, Errorf(CodeInvalidHello, "client-hello fields are too long")
 	}
 	if len(h.Returning) > MaxReturning {
