@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -41,7 +42,7 @@ type link struct {
 // token, the user's token, once the host has proved it holds it too. returning lists the sessions of the host this process lost,
 // if it is rejoining after a failover (sent only if there are at most
 // protocol.MaxReturning).
-func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
+func dialLink(ctx context.Context, addr, version string, token authtoken.Token, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{

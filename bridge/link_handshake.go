@@ -18,7 +18,7 @@ import (
 // token is sent; answer with our proof; read the welcome. Whatever answers
 // on the port, a rogue included, learns two nonces and one MAC bound to
 // them: nothing it can replay or turn into the token.
-func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version, token string, returning []string) (protocol.ClientWelcome, error) {
+func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version string, token authtoken.Token, returning []string) (protocol.ClientWelcome, error) {
 	var zero protocol.ClientWelcome
 	nonce := authtoken.NewNonce()
 	clientNonce, _ := authtoken.DecodeNonce(nonce)
@@ -39,14 +39,14 @@ func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version, toke
 		return zero, refusal(addr, m)
 	case protocol.ClientWelcome:
 		// A welcome without a challenge: something that admits anyone.
-		return zero, unproven(addr, "it welcomed this process without proving it holds your token")
+		return zero, unproven(addr, token, "it welcomed this process without proving it holds your token")
 	default:
 		return zero, fmt.Errorf("join bridge host at %s: expected client-challenge, got %q", addr, m.Type())
 	}
-	key := authtoken.ClientKey(token)
+	key := authtoken.ClientKey(token.Value)
 	hostNonce, err := authtoken.DecodeNonce(challenge.Nonce)
 	if err != nil || !authtoken.ProofEqual(challenge.Proof, authtoken.HostProof(key, clientNonce, hostNonce)) {
-		return zero, unproven(addr, "its proof of your token is wrong")
+		return zero, unproven(addr, token, "its proof of your token is wrong")
 	}
 	answer, _ := protocol.Encode(protocol.ClientProof{Proof: authtoken.ClientProof(key, clientNonce, hostNonce)})
 	if err := c.Write(ctx, websocket.MessageText, answer); err != nil {
@@ -92,18 +92,20 @@ func refusal(addr string, m protocol.Reject) error {
 }
 
 // unproven is the error for a process on the port that answers as a
-// studio-bridge host but cannot prove it holds the user's token: a host
-// started with another token, or an impostor. It names the port and, where
-// the OS says, the process holding it.
-func unproven(addr, why string) error {
+// studio-bridge host but cannot prove it holds this process's token: a
+// host started with another token (this process has a wrong token), or an
+// impostor. The client cannot tell which, so it names both, with the port,
+// where the OS says the process holding it, and where its own token came
+// from.
+func unproven(addr string, token authtoken.Token, why string) error {
 	port := portOf(addr)
 	holder := "the process holding it is unknown"
 	if p, ok := PortHolder(port); ok {
 		holder = "it is held by " + p.String()
 	}
 	return &protocol.Error{Code: protocol.CodeUnauthorized, Message: fmt.Sprintf(
-		"the process answering on port %s is not a bridge host with your token: %s (%s); this process sent it nothing secret. Stop that process, or check that it and this one use the same token (`studio-bridge token`; %s)",
-		port, why, holder, authtoken.EnvToken)}
+		"the process answering on port %s did not prove it holds your token: %s (%s). Either this process has a wrong token (it uses the token from %s; run `studio-bridge token` beside the bridge host and set %s to what it prints), or that process is not your bridge host (stop it). This process sent it nothing secret",
+		port, why, holder, token.Source, authtoken.EnvToken)}
 }
 
 // portOf is addr's port, or addr itself if it has none.

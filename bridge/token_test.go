@@ -99,7 +99,7 @@ func TestWrongTokenFailsTheJoin(t *testing.T) {
 	defer cancel()
 	t.Setenv(authtoken.EnvToken, authtoken.Generate())
 	_, err := Connect(ctx, Options{Port: port, Log: testLog(t)})
-	if protocol.CodeOf(err) != protocol.CodeUnauthorized || !strings.Contains(err.Error(), "is not a bridge host with your token") {
+	if protocol.CodeOf(err) != protocol.CodeUnauthorized || !strings.Contains(err.Error(), "wrong token") || !strings.Contains(err.Error(), authtoken.EnvToken) {
 		t.Fatalf("join with a wrong token: %v", err)
 	}
 }
