@@ -70,7 +70,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.conns.Done()
-	hello, version, ok := h.clientHandshake(c)
+	returning, version, ok := h.clientHandshake(c)
 	if !ok {
 		return
 	}
@@ -79,7 +79,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc.budget = h.frameBudget
 
 	h.mu.Lock()
-	h.expectLocked(hello.Returning)
+	h.expectLocked(returning)
 	awaiting, settled := h.awaitingLocked()
 	sessions, err := h.hub.encodedSessions()
 	if err == nil {
@@ -141,10 +141,13 @@ func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 // client's proof (client-proof). A client of an older protocol is told
 // another studio-bridge version holds the port; a wrong or missing proof
 // gets UNAUTHORIZED naming the token file.
-func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bool) {
+//
+// It returns the sessions a rejoining client expects back (from its
+// client-proof) and the negotiated version.
+func (h *Host) clientHandshake(c *websocket.Conn) ([]string, int, bool) {
 	hello, ok := readHello[protocol.ClientHello](h, c)
 	if !ok {
-		return hello, 0, false
+		return nil, 0, false
 	}
 	v, perr := protocol.ValidateClientHello(hello)
 	if perr != nil {
@@ -154,16 +157,16 @@ func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bo
 		} else {
 			reject(c, perr.Code, perr.Message)
 		}
-		return hello, 0, false
+		return nil, 0, false
 	}
 	clientNonce, err := authtoken.DecodeNonce(hello.Nonce)
 	if err != nil {
 		reject(c, protocol.CodeInvalidHello, "client-hello: "+err.Error())
-		return hello, 0, false
+		return nil, 0, false
 	}
 	if h.cfg.Token.Value == "" {
 		reject(c, protocol.CodeUnauthorized, h.tokenHint(false))
-		return hello, 0, false
+		return nil, 0, false
 	}
 	key := authtoken.ClientKey(h.cfg.Token.Value)
 	hostNonce, _ := authtoken.DecodeNonce(authtoken.NewNonce())
@@ -173,18 +176,22 @@ func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bo
 	}
 	if err := writeHandshake(h.ctx, c, challenge, h.handshakeTimeout()); err != nil {
 		_ = c.CloseNow()
-		return hello, 0, false
+		return nil, 0, false
 	}
 	answer, ok := readHello[protocol.ClientProof](h, c)
 	if !ok {
-		return hello, 0, false
+		return nil, 0, false
 	}
 	if !authtoken.ProofEqual(answer.Proof, authtoken.ClientProof(key, clientNonce, hostNonce)) {
 		h.cfg.Log.Info("refused a client: its proof of the token is wrong", "pid", hello.PID)
 		reject(c, protocol.CodeUnauthorized, h.tokenHint(true))
-		return hello, 0, false
+		return nil, 0, false
 	}
-	return hello, v, true
+	if perr := protocol.ValidateReturning(protocol.TypeClientProof, answer.Returning); perr != nil {
+		reject(c, perr.Code, perr.Message)
+		return nil, 0, false
+	}
+	return answer.Returning, v, true
 }
 
 // otherVersion is the reject for a client of another client protocol: a

@@ -23,7 +23,7 @@ func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version strin
 	nonce := authtoken.NewNonce()
 	clientNonce, _ := authtoken.DecodeNonce(nonce)
 	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version,
-		PID: os.Getpid(), Nonce: nonce, Returning: returning})
+		PID: os.Getpid(), Nonce: nonce})
 	if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
 		return zero, fmt.Errorf("join bridge host at %s: %w", addr, err)
 	}
@@ -48,7 +48,7 @@ func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version strin
 	if err != nil || !authtoken.ProofEqual(challenge.Proof, authtoken.HostProof(key, clientNonce, hostNonce)) {
 		return zero, unproven(addr, token, "its proof of your token is wrong")
 	}
-	answer, _ := protocol.Encode(protocol.ClientProof{Proof: authtoken.ClientProof(key, clientNonce, hostNonce)})
+	answer, _ := protocol.Encode(protocol.ClientProof{Proof: authtoken.ClientProof(key, clientNonce, hostNonce), Returning: returning})
 	if err := c.Write(ctx, websocket.MessageText, answer); err != nil {
 		return zero, fmt.Errorf("join bridge host at %s: %w", addr, err)
 	}

@@ -155,3 +155,31 @@ func TestOldClientRefusedWithAReason(t *testing.T) {
 		r.expectReject(protocol.CodeUnsupportedProtocol, "another studio-bridge version holds port "+strconv.Itoa(tb.port), "stop it or upgrade", "[3]")
 	}
 }
+
+// TestReturningTravelsInTheProof: a rejoining client names the sessions it
+// expects back in client-proof, after the host proved itself, and the list
+// is bounded there as it was in the hello.
+func TestReturningTravelsInTheProof(t *testing.T) {
+	tb := newTestBed(t)
+	key := authtoken.ClientKey(kit.Token(t).Value)
+	join := func(returning []string) *rawConn {
+		r := openRaw(t, tb.port, protocol.PathClient)
+		hello := clientHello(t)
+		r.send(hello)
+		ch := r.expect(protocol.TypeClientChallenge).(protocol.ClientChallenge)
+		cn, _ := authtoken.DecodeNonce(hello.Nonce)
+		hn, _ := authtoken.DecodeNonce(ch.Nonce)
+		r.send(protocol.ClientProof{Proof: authtoken.ClientProof(key, cn, hn), Returning: returning})
+		return r
+	}
+	many := make([]string, protocol.MaxReturning+1)
+	for i := range many {
+		many[i] = "session-" + strconv.Itoa(i)
+	}
+	join(many).expectReject(protocol.CodeInvalidHello, "client-proof", "returning")
+	r := join([]string{"a-lost-session"})
+	if w := r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome); w.ClientID == "" {
+		t.Fatal("welcome without a client id")
+	}
+	tb.assertServing(t)
+}

@@ -17,9 +17,13 @@ type ClientChallenge struct {
 }
 
 // ClientProof is the client's answer to a challenge whose proof it checked
-// (authtoken.ClientProof).
+// (authtoken.ClientProof). Returning, after a failover, lists the sessions
+// of the host the client lost (at most MaxReturning; see
+// ClientWelcome.Awaiting): sent here, not in the hello, so that only a host
+// that proved itself learns them.
 type ClientProof struct {
-	Proof string `json:"proof"`
+	Proof     string   `json:"proof"`
+	Returning []string `json:"returning,omitempty"`
 }
 
 func (ClientChallenge) Type() string { return TypeClientChallenge }
