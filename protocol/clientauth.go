@@ -26,6 +26,13 @@ type ClientProof struct {
 	Returning []string `json:"returning,omitempty"`
 }
 
+// The handshake frames join the codec's registry here, beside their types
+// (registry's literal stays as it was: one place per message family).
+func init() {
+	registry[TypeClientChallenge] = func() any { return new(ClientChallenge) }
+	registry[TypeClientProof] = func() any { return new(ClientProof) }
+}
+
 func (ClientChallenge) Type() string { return TypeClientChallenge }
 func (ClientProof) Type() string     { return TypeClientProof }
 
