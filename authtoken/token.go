@@ -111,21 +111,11 @@ func loadOrCreate(dir, name string) (Token, error) {
 
 // read reads and checks the token file.
 func read(path string) (string, error) {
-	f, err := os.Open(path)
+	f, fi, err := openToken(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		return "", fmt.Errorf("read the token file: %w", err)
+		return "", err
 	}
 	defer func() { _ = f.Close() }() // read only
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("read the token file: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("token file %s is not a regular file; remove it and studio-bridge makes a new one", path)
-	}
 	if err := checkPrivate(path, fi); err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,6 +70,16 @@ func await(ctx context.Context, p *pendingCall, deadline time.Duration, withdraw
 		if withdraw() {
 			cancel()
 		}
-		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: fmt.Sprintf("%s cancelled: %v", p.action, ctx.Err())}
+		return nil, &protocol.Error{Code: protocol.CodeCancelled, Message: cancelledMessage(p.action, ctx.Err())}
 	}
+}
+
+// cancelledMessage says in words why a call ended before its answer: ctx
+// ended (err is ctx.Err()), whose cancel await passed on to Studio.
+func cancelledMessage(action string, err error) string {
+	why := "interrupted (Ctrl-C, or the caller gave up)"
+	if errors.Is(err, context.DeadlineExceeded) {
+		why = "the command ran out of time"
+	}
+	return fmt.Sprintf("%s cancelled before Studio answered: %s; Studio was asked to stop it", action, why)
 }

@@ -95,6 +95,34 @@ func TestTimeoutCancelsAtThePlugin(t *testing.T) {
 	}
 }
 
+// A call whose caller gives up says why in words ("interrupted", "ran out
+// of time"), not Go's "context canceled".
+func TestCancelledCallSaysWhy(t *testing.T) {
+	port, host, client := hostAndClient(t)
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
+		return fakeplugin.Reply{Stall: true}
+	}})
+	waitSessions(t, client, 1)
+	for _, b := range []*Bridge{host, client} {
+		before := len(p.Requests())
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			for len(p.Requests()) == before && ctx.Err() == nil { // until the request reached the plugin
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+		}()
+		_, err := b.Call(ctx, sid, "exec", nil, CallOptions{Timeout: time.Minute})
+		cancel()
+		if protocol.CodeOf(err) != protocol.CodeCancelled || err.Error() != "exec cancelled before Studio answered: interrupted (Ctrl-C, or the caller gave up); Studio was asked to stop it" {
+			t.Fatalf("interrupted: %v", err)
+		}
+	}
+	if got := cancelledMessage("exec", context.DeadlineExceeded); got != "exec cancelled before Studio answered: the command ran out of time; Studio was asked to stop it" {
+		t.Fatalf("out of time: %q", got)
+	}
+}
+
 // TestPluginVanishingMidRequest: a plugin whose socket drops mid-request
 // may come back within the resume grace (PROTOCOL.md 12.7), so the host
 // holds its session, still listed, and the relayed call waits for it: here

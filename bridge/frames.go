@@ -16,34 +16,62 @@ import (
 )
 
 // Memory bounds of what the host reads (PROTOCOL.md section 4): a first
-// frame reserves PreHandshakeMaxFrameBytes of the handshake budget while it
-// arrives; a later frame past LargeFrameBytes reserves its endpoint's frame
-// limit of the frame budget until it is decoded and handled. Nothing is
-// reserved for small frames, so ordinary traffic never waits.
+// frame past HelloFreeBytes reserves PreHandshakeMaxFrameBytes of the
+// handshake budget while it arrives; a later frame past LargeFrameBytes
+// reserves its endpoint's frame limit of its endpoint's frame budget until
+// it is decoded and handled. Nothing is reserved for small frames, so
+// ordinary traffic (a real hello included) never waits. Every body must
+// arrive within a deadline once its header has (budgets.go), and every wait
+// for a budget ends: a peer can hold a reservation only briefly.
 
 // readFirstFrame reads a connection's first frame within its handshake:
 // at most PreHandshakeMaxFrameBytes (the socket's read limit, set by
-// accept), with that much of budget reserved while the body arrives. The
-// read ends with ctx (ending it drops the socket); the wait for the budget
-// ends with wait too.
-func readFirstFrame(ctx, wait context.Context, c *websocket.Conn, budget *semaphore.Weighted) (websocket.MessageType, []byte, error) {
+// accept). Its first HelloFreeBytes are read freely; a longer frame then
+// reserves PreHandshakeMaxFrameBytes of budget while the rest arrives. Once
+// the header has arrived the whole frame must within bodyTimeout, or the
+// socket is closed with 1008: a stalled first frame holds the budget no
+// longer than that. The read ends with ctx (ending it drops the socket);
+// the wait for the budget ends with wait too.
+func readFirstFrame(ctx, wait context.Context, c *websocket.Conn, budget *semaphore.Weighted, bodyTimeout time.Duration) (websocket.MessageType, []byte, error) {
 	typ, r, err := c.Reader(ctx)
 	if err != nil {
 		return 0, nil, err
+	}
+	slow := make(chan struct{})
+	timer := time.AfterFunc(bodyTimeout, func() {
+		defer close(slow)
+		_ = c.Close(closeBodyTooSlow, fmt.Sprintf("the first frame did not arrive within %s of its header", bodyTimeout))
+	})
+	defer func() {
+		if !timer.Stop() {
+			<-slow
+		}
+	}()
+	var head bytes.Buffer
+	if _, err := head.ReadFrom(io.LimitReader(r, protocol.HelloFreeBytes+1)); err != nil {
+		return 0, nil, err
+	}
+	if head.Len() <= protocol.HelloFreeBytes {
+		return typ, head.Bytes(), nil
 	}
 	if err := budget.Acquire(wait, protocol.PreHandshakeMaxFrameBytes); err != nil {
 		return 0, nil, err
 	}
 	defer budget.Release(protocol.PreHandshakeMaxFrameBytes)
-	data, err := io.ReadAll(r)
-	return typ, data, err
+	if _, err := head.ReadFrom(r); err != nil {
+		return 0, nil, err
+	}
+	return typ, head.Bytes(), nil
 }
 
 // readFrame reads the peer's next frame. The first LargeFrameBytes are read
 // freely; a longer frame first reserves the peer's frame limit in its
 // budget (when it has one: the host's peers do), and release gives it back
-// once the frame has been handled. While it waits for the budget the peer
-// counts as alive: the wait is the host's doing, not the peer's.
+// once the frame has been handled. Once the header has arrived the body
+// must within its deadline (budgets.bodyDeadline, the wait for the budget
+// aside), or the peer is closed with 1008; a wait for the budget that
+// outlasts budgetWait closes it with 1013. While it waits for the budget
+// the peer counts as alive: the wait is the host's doing, not the peer's.
 func (p *peer) readFrame() (typ websocket.MessageType, data []byte, release func(), err error) {
 	release = func() {}
 	typ, r, err := p.conn.Reader(context.Background())
@@ -51,8 +79,13 @@ func (p *peer) readFrame() (typ websocket.MessageType, data []byte, release func
 		return 0, nil, release, err
 	}
 	p.lastSeen.Store(time.Now().UnixNano())
+	stop := p.bodyDeadline(0)
 	var head bytes.Buffer
-	if _, err := head.ReadFrom(io.LimitReader(r, protocol.LargeFrameBytes+1)); err != nil {
+	_, err = head.ReadFrom(io.LimitReader(r, protocol.LargeFrameBytes+1))
+	if !stop() && err == nil {
+		err = errBodyTooSlow
+	}
+	if err != nil {
 		return 0, nil, release, err
 	}
 	if head.Len() <= protocol.LargeFrameBytes {
@@ -65,7 +98,11 @@ func (p *peer) readFrame() (typ websocket.MessageType, data []byte, release func
 		}
 		reserved = true
 	}
+	stop = p.bodyDeadline(p.readLimit)
 	data, err = readRest(head.Bytes(), r)
+	if !stop() && err == nil {
+		err = errBodyTooSlow
+	}
 	if reserved {
 		size := len(data)
 		release = func() { p.releaseLarge(size) }
@@ -75,6 +112,25 @@ func (p *peer) readFrame() (typ websocket.MessageType, data []byte, release func
 		return 0, nil, func() {}, err
 	}
 	return typ, data, release, nil
+}
+
+// errBodyTooSlow ends a read whose body missed its deadline.
+var errBodyTooSlow = errors.New("frame body did not arrive in time")
+
+// bodyDeadline closes the peer with 1008 unless the returned stop is called
+// within the deadline of a body that reserved reserved bytes; stop reports
+// whether it came in time. A peer without limits (a client's link to its
+// host) has no deadline.
+func (p *peer) bodyDeadline(reserved int64) (stop func() bool) {
+	if p.limits == nil {
+		return func() bool { return true }
+	}
+	d := p.limits.bodyDeadline(reserved)
+	t := time.AfterFunc(d, func() {
+		p.log.Info("closing peer: a frame's body stalled", "within", d)
+		p.shut(closeBodyTooSlow, fmt.Sprintf("frame body did not arrive within %s of its header", d))
+	})
+	return t.Stop
 }
 
 // returnToOSBytes is the frame size from which releasing a frame also
@@ -127,7 +183,13 @@ func (p *peer) releaseLarge(size int) {
 // errPeerGone ends a wait for the frame budget when the peer closes.
 var errPeerGone = errors.New("connection closed while waiting for the frame budget")
 
-// reserve waits for the peer's frame limit in the frame budget.
+// errBudgetBusy ends a wait for the frame budget that lasted too long.
+var errBudgetBusy = errors.New("no room in the frame budget in time")
+
+// reserve waits for the peer's frame limit in the frame budget, at most
+// budgetWait (when the peer has limits); a peer still waiting then is
+// closed with 1013, so that a frame budget held by stalled peers cannot
+// keep a real one waiting forever.
 func (p *peer) reserve() error {
 	if p.budget.TryAcquire(p.readLimit) {
 		return nil
@@ -138,6 +200,9 @@ func (p *peer) reserve() error {
 		p.lastSeen.Store(time.Now().UnixNano())
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
+	if p.limits != nil {
+		ctx, cancel = context.WithTimeout(context.Background(), p.limits.budgetWait)
+	}
 	defer cancel()
 	go func() {
 		select {
@@ -147,7 +212,14 @@ func (p *peer) reserve() error {
 		}
 	}()
 	if err := p.budget.Acquire(ctx, p.readLimit); err != nil {
-		return fmt.Errorf("%w: %w", errPeerGone, err)
+		select {
+		case <-p.closed:
+			return fmt.Errorf("%w: %w", errPeerGone, err)
+		default:
+		}
+		p.log.Warn("closing peer: the host's frame budget stayed full", "waited", p.limits.budgetWait)
+		p.shut(closeBusy, "host busy: no room for a large frame; try again later")
+		return errBudgetBusy
 	}
 	return nil
 }

@@ -51,6 +51,10 @@ type HostConfig struct {
 	// HandshakeTimeout is how long a new connection has to send its hello;
 	// zero means protocol.HandshakeTimeout (tests shorten it).
 	HandshakeTimeout time.Duration
+
+	// budgets overrides the protocol's deadlines and caps (tests shorten
+	// them); what it leaves zero is the protocol's value.
+	budgets budgets
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on
@@ -76,8 +80,12 @@ type Host struct {
 	draining atomic.Bool
 
 	// Memory budgets of what the host reads (frames.go, PROTOCOL.md 4).
-	handshakeBudget *semaphore.Weighted // first frames, PreHandshakeBudgetBytes
-	frameBudget     *semaphore.Weighted // large frames after the handshake, FrameBudgetBytes
+	handshakeBudget   *semaphore.Weighted        // first frames, PreHandshakeBudgetBytes
+	pluginFrameBudget *semaphore.Weighted        // large plugin frames, PluginFrameBudgetBytes
+	clientFrameBudget *semaphore.Weighted        // large client frames, ClientFrameBudgetBytes
+	reassembly        *protocol.ByteBudget       // chunked replies, ReassemblyBudgetBytes
+	budgets           budgets                    // deadlines and caps (budgets.go)
+	idle              map[*pluginSocket]struct{} // /plugin sockets without a session yet (guarded by mu)
 
 	conns    sync.WaitGroup // connection handlers and relayed calls
 	inflight sync.WaitGroup // relayed client calls, awaited before a hand-off
@@ -106,8 +114,12 @@ func newHost(cfg HostConfig, hb *hub) *Host {
 		expected: map[string]struct{}{},
 		served:   make(chan struct{}),
 
-		handshakeBudget: semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
-		frameBudget:     semaphore.NewWeighted(protocol.FrameBudgetBytes),
+		handshakeBudget:   semaphore.NewWeighted(protocol.PreHandshakeBudgetBytes),
+		pluginFrameBudget: semaphore.NewWeighted(cfg.budgets.withDefaults().pluginFrames),
+		clientFrameBudget: semaphore.NewWeighted(protocol.ClientFrameBudgetBytes),
+		reassembly:        protocol.NewByteBudget(protocol.ReassemblyBudgetBytes),
+		budgets:           cfg.budgets.withDefaults(),
+		idle:              map[*pluginSocket]struct{}{},
 	}
 	for _, id := range cfg.Awaiting {
 		h.expected[id] = struct{}{}

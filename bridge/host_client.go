@@ -24,8 +24,9 @@ type clientConn struct {
 	*peer
 	id string
 
-	mu    sync.Mutex
-	calls map[string]context.CancelFunc // relayed calls by the client's id
+	mu        sync.Mutex
+	calls     map[string]context.CancelFunc // relayed calls by the client's id
+	callBytes int                           // request payload bytes of calls (MaxCallBytesPerClient)
 
 	watches int // sessions this client watches (guarded by Host.mu)
 }
@@ -76,7 +77,8 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	}
 	cc := &clientConn{id: uuid.NewString(), calls: map[string]context.CancelFunc{}}
 	cc.peer = newPeer(c, h.cfg.Log.With("client", cc.id), h.cfg.Heartbeat, protocol.ClientMaxFrameBytes)
-	cc.budget = h.frameBudget
+	cc.budget = h.clientFrameBudget
+	cc.limits = &h.budgets
 
 	h.mu.Lock()
 	h.expectLocked(returning)
@@ -280,6 +282,11 @@ func (h *Host) relay(cc *clientConn, req protocol.Request) {
 		_ = cc.send(protocol.ErrorNotice{Code: protocol.CodeMalformedFrame, Message: "request id already in flight", Ref: req.ID})
 		return
 	}
+	if perr := callRoom(len(cc.calls), cc.callBytes, len(req.Payload)); perr != nil {
+		cc.mu.Unlock()
+		_ = cc.send(errorResponse(req.ID, perr))
+		return
+	}
 	if !h.track(&h.inflight) {
 		cc.mu.Unlock()
 		_ = cc.send(errorResponse(req.ID, protocol.Errorf(protocol.CodeShuttingDown, "the bridge host is handing over; retry in a moment")))
@@ -287,6 +294,7 @@ func (h *Host) relay(cc *clientConn, req protocol.Request) {
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
 	cc.calls[req.ID] = cancel
+	cc.callBytes += len(req.Payload)
 	cc.mu.Unlock()
 	h.conns.Add(1)
 	go func() {
@@ -299,6 +307,7 @@ func (h *Host) relay(cc *clientConn, req protocol.Request) {
 		})
 		cc.mu.Lock()
 		delete(cc.calls, req.ID)
+		cc.callBytes -= len(req.Payload)
 		cc.mu.Unlock()
 		if err != nil {
 			if h.ctx.Err() != nil {
@@ -313,6 +322,22 @@ func (h *Host) relay(cc *clientConn, req protocol.Request) {
 		}
 		_ = cc.send(protocol.Response{ID: req.ID, OK: true, Payload: payload})
 	}()
+}
+
+// callRoom refuses a relayed call past a client's bounds: the calls it has
+// in flight, and their request payloads held together, so one client
+// cannot make the host hold an unbounded number of requests.
+func callRoom(calls, bytes, size int) *protocol.Error {
+	switch {
+	case calls >= protocol.MaxCallsPerClient:
+		return protocol.Errorf(protocol.CodeHostBusy,
+			"this client already has %d calls in flight, the most the host relays for one client; wait for one to finish", calls)
+	case calls > 0 && bytes+size > protocol.MaxCallBytesPerClient:
+		return protocol.Errorf(protocol.CodeHostBusy,
+			"this client's calls in flight already carry %d bytes of requests; with this one (%d bytes) they would pass the %d the host holds for one client; wait for one to finish",
+			bytes, size, protocol.MaxCallBytesPerClient)
+	}
+	return nil
 }
 
 // hostAction answers requests addressed to the host itself.

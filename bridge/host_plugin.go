@@ -58,6 +58,9 @@ type pluginSocket struct {
 	// it after a move or a session heartbeat timeout (PROTOCOL.md 12.6).
 	held    map[string]*pluginSession
 	goodbye bool // the plugin said goodbye: its sessions end without a grace
+
+	admitted    time.Time   // when it was counted without a session (budgets.go; guarded by Host.mu)
+	attachTimer *time.Timer // closes the socket if no attach comes in time
 }
 
 func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
@@ -78,12 +81,16 @@ func (h *Host) servePlugin(w http.ResponseWriter, r *http.Request) {
 		sessions:      map[string]*pluginSession{},
 		held:          map[string]*pluginSession{},
 	}
-	sock.budget = h.frameBudget
+	sock.budget = h.pluginFrameBudget
+	sock.limits = &h.budgets
 	if want := h.cfg.PluginVersion; hello.PluginVersion != "" && want != "" && olderVersion(hello.PluginVersion, want) {
 		log.Warn("plugin is older than the one this studio-bridge installs; run `studio-bridge install-plugin` and reload plugins in Studio",
 			"plugin", hello.PluginVersion, "installs", want)
 	}
 	h.mu.Lock()
+	if version >= 2 {
+		h.admitUnattachedLocked(sock)
+	}
 	h.sockets[sock] = struct{}{}
 	h.mu.Unlock()
 
@@ -142,7 +149,7 @@ func readHello[T protocol.Message](h *Host, c *websocket.Conn) (T, bool) {
 		cancel() // a frame waiting for the handshake budget gives up
 		_ = c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("no %s within %s", zero.Type(), timeout))
 	})
-	typ, data, err := readFirstFrame(h.ctx, wait, c, h.handshakeBudget)
+	typ, data, err := readFirstFrame(h.ctx, wait, c, h.handshakeBudget, h.budgets.firstFrameBody)
 	if !timer.Stop() {
 		<-closing // timed out: closed with 1008 by the timer
 		_ = c.CloseNow()
@@ -171,11 +178,16 @@ func readHello[T protocol.Message](h *Host, c *websocket.Conn) (T, bool) {
 
 // reject tells a peer why it is refused, then closes with 1008.
 func reject(c *websocket.Conn, code protocol.Code, msg string) {
+	rejectWith(c, code, msg, websocket.StatusPolicyViolation)
+}
+
+// rejectWith is reject closing with status.
+func rejectWith(c *websocket.Conn, code protocol.Code, msg string, status websocket.StatusCode) {
 	data, _ := protocol.Encode(protocol.Reject{Code: code, Message: msg})
 	ctx, cancel := context.WithTimeout(context.Background(), protocol.WriteTimeout)
 	defer cancel()
 	if c.Write(ctx, websocket.MessageText, data) == nil {
-		_ = c.Close(websocket.StatusPolicyViolation, truncateReason(string(code)+": "+msg))
+		_ = c.Close(status, truncateReason(string(code)+": "+msg))
 	}
 	_ = c.CloseNow()
 }

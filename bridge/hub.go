@@ -12,13 +12,12 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// Buffer sizes for local subscribers. A subscriber that lets its buffer fill
-// loses events (log events carry a seq, so the gap is visible) instead of
-// stalling the connection that produced them.
-const (
-	sessionEventBuffer = 256
-	pluginEventBuffer  = 1 << 16
-)
+// sessionEventBuffer is the buffer of a local session watcher. A watcher
+// that lets it fill loses events instead of stalling the connection that
+// produced them. Its bytes are bounded too: a session record is at most a
+// few KiB (its fields are bounded, protocol/limits.go). Plugin events,
+// which can be 1 MiB each, are bounded by bytes (subscriber.go).
+const sessionEventBuffer = 256
 
 // hub is this process's mirror of the session list and its fan-out to local
 // subscribers. Whichever backend is current feeds it; it outlives failovers.
@@ -31,8 +30,12 @@ type hub struct {
 	encoded  []byte                 // JSON of sorted; nil when stale
 	changed  chan struct{}          // closed and replaced on every change
 	watchers map[chan SessionEvent]struct{}
-	events   map[string]map[chan protocol.Event]struct{}
+	events   map[string]map[*eventQueue]struct{}
 	dropped  int
+
+	// eventBudget is each plugin-event subscriber's byte budget
+	// (SubscriberBudgetBytes; tests shrink it).
+	eventBudget int
 }
 
 func newHub(log *slog.Logger) *hub {
@@ -41,7 +44,9 @@ func newHub(log *slog.Logger) *hub {
 		sessions: map[string]protocol.SessionInfo{},
 		changed:  make(chan struct{}),
 		watchers: map[chan SessionEvent]struct{}{},
-		events:   map[string]map[chan protocol.Event]struct{}{},
+		events:   map[string]map[*eventQueue]struct{}{},
+
+		eventBudget: SubscriberBudgetBytes,
 	}
 }
 
@@ -251,25 +256,33 @@ func (h *hub) watchSessions(ctx context.Context) <-chan SessionEvent {
 
 // watchEvents subscribes to one session's plugin events. first reports
 // whether this is the session's first local subscriber; last is called when
-// the final one leaves.
+// the final one leaves. The subscriber's events wait within the hub's
+// eventBudget bytes; past it they are dropped (and counted) until it reads
+// again. The channel is closed once ctx ends.
 func (h *hub) watchEvents(ctx context.Context, sessionID string, onFirst, onLast func()) <-chan protocol.Event {
-	ch := make(chan protocol.Event, pluginEventBuffer)
+	q := h.subscribe(ctx, sessionID, onFirst, onLast)
+	return q.out
+}
+
+// subscribe is watchEvents, returning the subscriber's queue.
+func (h *hub) subscribe(ctx context.Context, sessionID string, onFirst, onLast func()) *eventQueue {
 	h.mu.Lock()
+	q := newEventQueue(h.eventBudget)
 	subs := h.events[sessionID]
 	if subs == nil {
-		subs = map[chan protocol.Event]struct{}{}
+		subs = map[*eventQueue]struct{}{}
 		h.events[sessionID] = subs
 	}
-	subs[ch] = struct{}{}
+	subs[q] = struct{}{}
 	first := len(subs) == 1
 	h.mu.Unlock()
 	if first && onFirst != nil {
 		onFirst()
 	}
+	go q.pump(ctx)
 	context.AfterFunc(ctx, func() {
 		h.mu.Lock()
-		delete(subs, ch)
-		close(ch)
+		delete(subs, q)
 		last := len(subs) == 0
 		if last {
 			delete(h.events, sessionID)
@@ -279,7 +292,7 @@ func (h *hub) watchEvents(ctx context.Context, sessionID string, onFirst, onLast
 			onLast()
 		}
 	})
-	return ch
+	return q
 }
 
 // watched lists the sessions that have local event subscribers.
@@ -293,10 +306,8 @@ func (h *hub) watched() []string {
 func (h *hub) publish(ev protocol.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch := range h.events[ev.SessionID] {
-		select {
-		case ch <- ev:
-		default:
+	for q := range h.events[ev.SessionID] {
+		if !q.offer(ev) {
 			h.dropped++
 		}
 	}

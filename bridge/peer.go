@@ -41,6 +41,9 @@ type peer struct {
 	budget     *semaphore.Weighted
 	readLimit  int64
 	budgetWait atomic.Bool // waiting for the budget: alive, whatever lastSeen says
+	// limits, when set (the host's peers), bound how long a frame's body
+	// and a wait for the budget may take (budgets.go).
+	limits *budgets
 }
 
 // frame is one queued write; a frame with a close code ends the connection

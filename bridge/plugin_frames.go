@@ -120,10 +120,11 @@ func (h *Host) requestFrame(sock *pluginSocket, s *pluginSession, m protocol.Mes
 			sock.notice(sid, protocol.CodeUnknownRequest, "chunk for unknown or finished request", m.ID)
 			return
 		}
-		if p.asm == nil {
-			p.asm = protocol.NewAssembler(protocol.MaxPayloadBytes)
+		asm := s.chunksFor(m.ID, p)
+		if asm == nil {
+			return // finished meanwhile
 		}
-		if err := p.asm.Add(m); err != nil {
+		if err := asm.Add(m); err != nil {
 			if s.take(m.ID) != nil {
 				p.done <- callResult{err: err}
 				_ = sock.send(protocol.Cancel{SessionID: sid, ID: m.ID})

@@ -125,6 +125,7 @@ func (h *Host) socketLost(sock *pluginSocket) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.sockets, sock)
+	h.forgetUnattachedLocked(sock)
 	hostGoing := h.ctx.Err() != nil || h.draining.Load()
 	for _, s := range sock.sessions {
 		if s.sock != sock {
@@ -189,6 +190,7 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 	}
 	if old != nil {
 		awaiting, resend, cancels := h.moveLocked(old, sock, a)
+		h.attachedLocked(sock)
 		_ = sock.send(protocol.Attached{Ref: a.Ref, SessionID: id, ResumeSecret: old.secret, Resumed: true, Awaiting: awaiting})
 		old.log.Info("plugin session resumed", "awaiting", len(awaiting), "resending", len(resend))
 		h.mu.Unlock()
@@ -212,6 +214,7 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 	applyAttach(&info, a)
 	s := newSession(h, info, protocol.NewResumeSecret())
 	attachLocked(s, sock)
+	h.attachedLocked(sock)
 	h.plugins[id] = s
 	h.announceLocked(protocol.SessionConnected, info) // listed before the plugin hears it is attached
 	_ = sock.send(protocol.Attached{Ref: a.Ref, SessionID: id, ResumeSecret: s.secret})

@@ -89,6 +89,7 @@ func (s *pluginSession) call(ctx context.Context, action string, payload json.Ra
 	}
 	s.pending[id] = p
 	s.mu.Unlock()
+	defer s.releaseChunks(p)
 
 	if sock := s.socket(); sock != nil {
 		// A write that fails means the socket is dropping; the call stays
@@ -177,6 +178,32 @@ func (s *pluginSession) cancel(id string, wasSent bool) {
 			s.cancels = append(s.cancels, id)
 		}
 		s.mu.Unlock()
+	}
+}
+
+// chunksFor returns the assembler of a pending call's chunked reply,
+// charged to the host's ReassemblyBudgetBytes, creating it on the first
+// chunk; nil once the call is no longer pending (its chunks are dropped).
+func (s *pluginSession) chunksFor(id string, p *pendingCall) *protocol.Assembler {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending[id] != p {
+		return nil
+	}
+	if p.asm == nil {
+		p.asm = protocol.NewChargedAssembler(protocol.MaxPayloadBytes, s.h.reassembly)
+	}
+	return p.asm
+}
+
+// releaseChunks gives back what a finished call's chunks were charged:
+// answered, failed, timed out or cancelled alike.
+func (s *pluginSession) releaseChunks(p *pendingCall) {
+	s.mu.Lock()
+	asm := p.asm
+	s.mu.Unlock()
+	if asm != nil {
+		asm.Release()
 	}
 }
 
@@ -284,10 +311,11 @@ func finishResponse(p *pendingCall, m protocol.Response) callResult {
 		return callResult{err: m.Error}
 	}
 	if m.Chunks > 0 {
-		if p.asm == nil {
-			p.asm = protocol.NewAssembler(protocol.MaxPayloadBytes)
+		asm := p.asm // read only: the call is no longer pending
+		if asm == nil {
+			asm = protocol.NewAssembler(protocol.MaxPayloadBytes)
 		}
-		payload, err := p.asm.Finish(m.Chunks)
+		payload, err := asm.Finish(m.Chunks)
 		return callResult{payload: payload, err: err}
 	}
 	return callResult{payload: m.Payload}

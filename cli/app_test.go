@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/mcp"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -117,18 +119,26 @@ func TestRegistryReachesEverySurface(t *testing.T) {
 	app := newApp(IO{}, new(error))
 	dots := map[string]bool{}
 	for _, d := range terminal.DotCommands() {
-		dots[d.Name] = true
+		dots[d.Path()] = true
 	}
 	for _, d := range commands.All {
-		if app.Command(d.Name) == nil {
-			t.Errorf("%s is not a CLI command", d.Name)
+		cmd := app.Command(d.Name)
+		if d.Group != nil {
+			if parent := app.Command(d.Group.Name); parent != nil {
+				cmd = parent.Command(d.Name)
+			} else {
+				cmd = nil
+			}
 		}
-		if !d.LongRunning && !d.Hidden && !dots[d.Name] {
-			t.Errorf("%s is not a terminal dot-command", d.Name)
+		if cmd == nil {
+			t.Errorf("%s is not a CLI command", d.Path())
+		}
+		if !d.LongRunning && !d.Hidden && !dots[d.Path()] {
+			t.Errorf("%s is not a terminal dot-command", d.Path())
 		}
 		if d.MCP {
 			tool := mcp.Tool(d)
-			if tool.Name != "studio_"+d.Name || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			if tool.Name != mcp.ToolName(d) || tool.Name != "studio_"+strings.ReplaceAll(d.Path(), " ", "_") || tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
 				t.Errorf("%s: incomplete MCP tool %+v", d.Name, tool)
 			}
 		}
@@ -140,5 +150,30 @@ func TestVersionFlagMatchesVersionCommand(t *testing.T) {
 	cmd, _, err2 := run(t, "version")
 	if err != nil || err2 != nil || flag != cmd || !strings.HasPrefix(flag, "studio-bridge ") || !strings.Contains(flag, "protocol ") {
 		t.Fatalf("--version %q (%v), version %q (%v)", flag, err, cmd, err2)
+	}
+}
+
+// With no Studio on the port, every surface says which port it looked on
+// and that the plugin's must match; with --wait, also how long it waited.
+// The errors keep exit code 3 (a *bridge.ResolveError inside).
+func TestNoSessionsNamesThePort(t *testing.T) {
+	port := freePort(t)
+	advice := "The plugin must use the same port (its Settings button shows it); choose this side's port with --port or STUDIO_BRIDGE_PORT."
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exec", "print(1)"}, "No active sessions on port " + port + ". Is Studio running with the studio-bridge plugin installed? " + advice},
+		{[]string{"exec", "print(1)", "--wait", "1s"}, "No active sessions on port " + port + " after waiting 1 second. "},
+	} {
+		_, _, err := run(t, append([]string{"--port", port}, tc.args...)...)
+		var re *bridge.ResolveError
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.As(err, &re) || re.Kind != bridge.NoSessions {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	_, errOut, err := run(t, "--port", port, "sessions")
+	if err != nil || errOut != commands.NoSessionsHint+"\nLooked on port "+port+". "+advice+"\n" {
+		t.Errorf("sessions: %v, stderr %q", err, errOut)
 	}
 }

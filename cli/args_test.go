@@ -58,7 +58,7 @@ func TestShellCompletion(t *testing.T) {
 		{"contexts after =", []string{"exec", "--context", "="}, []string{"edit\nserver\nclient\n"}},
 		{"log levels", []string{"--log-level"}, []string{"debug\ninfo\nwarn\nerror\n"}},
 		{"a registry enum", []string{"logs", "--levels"}, []string{"Print\nInfo\nWarning\nError\n"}},
-		{"shells", []string{"completion"}, []string{"bash\nzsh\nfish\n"}},
+		{"shells", []string{"completion"}, []string{"bash\nzsh\nfish\npowershell\n"}},
 		{"no host, no session ids", []string{"--port", "1", "exec", "-s"}, nil},
 	}
 	for _, tt := range tests {
@@ -79,10 +79,13 @@ func TestShellCompletion(t *testing.T) {
 			}
 		})
 	}
-	for _, shell := range []string{"bash", "zsh", "fish"} {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		out, errOut, err := run(t, "completion", shell)
-		if err != nil || !strings.Contains(out, "studio-bridge") || !strings.Contains(out, "complete") {
+		if err != nil || !strings.Contains(out, "studio-bridge") || !strings.Contains(strings.ToLower(out), "complete") {
 			t.Errorf("completion %s: %v, stderr %q:\n%s", shell, err, errOut, out)
+		}
+		if shell == "powershell" && (!strings.Contains(out, "Register-ArgumentCompleter -Native -CommandName 'studio-bridge', 'studio-bridge.exe'") || !strings.Contains(out, "--generate-bash-completion")) {
+			t.Errorf("the PowerShell script does not register a completer asking studio-bridge:\n%s", out)
 		}
 		if shell == "fish" && (strings.Contains(out, "help h help h") || strings.Count(out, "-n '__fish_studio-bridge_no_subcommand' -f -l help") != 1) {
 			t.Errorf("the fish script lists the help command or flag twice:\n%s", out)

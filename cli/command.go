@@ -16,10 +16,11 @@ import (
 
 func cliCommand(d *commands.Definition, stdio IO) *cli.Command {
 	cmd := &cli.Command{
-		Name:      d.Name,
-		Usage:     d.Summary,
-		Hidden:    d.Hidden,
-		ArgsUsage: strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
+		Name:        d.Name,
+		Usage:       d.Summary,
+		Hidden:      d.Hidden,
+		Description: d.CLIHelp(),
+		ArgsUsage:   strings.TrimPrefix(strings.TrimPrefix(d.Usage(), d.Path()), " "),
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
 			if !isSubcommand {
 				return usageError(c, err, isSubcommand)
@@ -56,7 +57,7 @@ func flagsFor(a commands.Arg) []cli.Flag {
 		aliases = []string{a.Short}
 	}
 	usage := a.Usage
-	if len(a.Enum) > 0 && !a.Switch {
+	if len(a.Enum) > 0 && !a.Switch && !commands.NamesAll(usage, a.Enum) {
 		usage += " (" + strings.Join(a.Enum, ", ") + ")"
 	}
 	switch {
@@ -71,7 +72,8 @@ func flagsFor(a commands.Arg) []cli.Flag {
 	case a.Kind == reflect.Int:
 		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
 	case a.Kind == reflect.Slice:
-		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage + ", comma-separated"}}
+		// repeatable (--merge a --merge b) and comma-separated
+		return []cli.Flag{&cli.GenericFlag{Name: a.Flag, Aliases: aliases, Usage: usage + ", comma-separated", Value: &listValue{}}}
 	default:
 		return []cli.Flag{&cli.StringFlag{Name: a.Flag, Aliases: aliases, Usage: usage, DefaultText: a.Default}}
 	}
@@ -95,6 +97,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	log, err := newLogger(global(c, "log-level").String("log-level"), d, stdio.Err)
 	if err != nil {
 		return commands.UsageError{Err: err}
+	}
+	if err := configureSourceMap(c, stdio.Err); err != nil {
+		return err
 	}
 	ctx := c.Context
 	asJSON := global(c, "json").Bool("json")
@@ -135,6 +140,9 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	clearStatus()
 	flush() // streamed output comes before the result and any error
 	if o.Kind != commands.Done {
+		if b != nil { // no session at all: say where it looked, and for how long
+			o.Err = commands.ExplainNoSessions(o.Err, b.Addr(), req.Wait)
+		}
 		return o.Err // cmd/studio-bridge renders it: its text, and the exit code of o.Kind
 	}
 	res := o.Result
@@ -204,8 +212,13 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 			}
 		case c.IsSet(a.Flag):
 			text := c.String(a.Flag)
-			if a.Kind == reflect.Bool {
+			switch a.Kind {
+			case reflect.Bool:
 				text = fmt.Sprint(c.Bool(a.Flag))
+			case reflect.Slice:
+				if l, ok := c.Generic(a.Flag).(*listValue); ok {
+					text = strings.Join(l.items, ",")
+				}
 			}
 			if err := bind.Set(a, text); err != nil {
 				return nil, err
@@ -229,3 +242,14 @@ func bindArgs(c *cli.Context, d *commands.Definition) (any, error) {
 	}
 	return ptr, nil
 }
+
+// listValue is a []string flag's value: each use adds to the list (--merge
+// a.json --merge b.json), and a use may list several, comma-separated.
+type listValue struct{ items []string }
+
+func (l *listValue) Set(v string) error {
+	l.items = append(l.items, v)
+	return nil
+}
+
+func (l *listValue) String() string { return strings.Join(l.items, ",") }

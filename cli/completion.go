@@ -35,16 +35,35 @@ const zshCompletion = `# studio-bridge completion for zsh: source <(studio-bridg
 autoload -U +X bashcompinit && bashcompinit
 ` + bashCompletion
 
+// powershellCompletion registers a native argument completer: the words
+// before the cursor (and the word being completed when it is a flag, as
+// bash's script does), then --generate-bash-completion; the candidates that
+// start with the word being completed are offered.
+const powershellCompletion = `# studio-bridge completion for PowerShell: studio-bridge completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName 'studio-bridge', 'studio-bridge.exe' -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $exe = $commandAst.CommandElements[0].ToString()
+  $words = @()
+  foreach ($e in ($commandAst.CommandElements | Select-Object -Skip 1)) {
+    if ($e.Extent.EndOffset -lt $cursorPosition) { $words += $e.ToString() }
+  }
+  if ($wordToComplete -like '-*') { $words += $wordToComplete }
+  & $exe @words --generate-bash-completion 2>$null |
+    Where-Object { $_ -like "$wordToComplete*" } |
+    ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) }
+}
+`
+
 // completionCommand prints the completion scripts; fresh makes an app like
 // the running one, whose fish script it prints.
 func completionCommand(stdio IO, fresh func() *cli.App) *cli.Command {
 	return &cli.Command{
 		Name:         "completion",
-		Usage:        "Print a shell completion script: bash, zsh or fish.",
-		ArgsUsage:    "<bash|zsh|fish>",
+		Usage:        "Print a shell completion script: bash, zsh, fish or powershell.",
+		ArgsUsage:    "<bash|zsh|fish|powershell>",
 		OnUsageError: usageError,
 		BashComplete: func(c *cli.Context) {
-			fmt.Fprintln(stdio.Out, "bash\nzsh\nfish")
+			fmt.Fprintln(stdio.Out, "bash\nzsh\nfish\npowershell")
 		},
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
@@ -52,6 +71,8 @@ func completionCommand(stdio IO, fresh func() *cli.App) *cli.Command {
 				fmt.Fprint(stdio.Out, bashCompletion)
 			case "zsh":
 				fmt.Fprint(stdio.Out, zshCompletion)
+			case "powershell", "pwsh":
+				fmt.Fprint(stdio.Out, powershellCompletion)
 			case "fish":
 				// From a fresh app: the running one has been set up, and
 				// its help command and flags would be listed twice.
@@ -61,7 +82,7 @@ func completionCommand(stdio IO, fresh func() *cli.App) *cli.Command {
 				}
 				fmt.Fprint(stdio.Out, script)
 			default:
-				return commands.UsageError{Err: fmt.Errorf("completion needs a shell: bash, zsh or fish")}
+				return commands.UsageError{Err: fmt.Errorf("completion needs a shell: bash, zsh, fish or powershell")}
 			}
 			return nil
 		},

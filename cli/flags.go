@@ -17,14 +17,14 @@ import (
 // them: what each command file builds on.
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.IntFlag{Name: "port", Value: protocol.DefaultPort, EnvVars: []string{"STUDIO_BRIDGE_PORT"}, Usage: "loopback port of the bridge host", Action: checkPort},
 		&cli.StringFlag{Name: "remote", EnvVars: []string{"STUDIO_BRIDGE_REMOTE"}, Usage: "join the bridge host at `HOST:PORT` as a client only (devcontainers)", Action: checkRemote},
 		&cli.DurationFlag{Name: "timeout", DefaultText: "the command's own", Usage: "override the command's action timeout", Action: checkTimeout},
 		&cli.StringFlag{Name: "log-level", DefaultText: "warn; info for serve, error for mcp", EnvVars: []string{"STUDIO_BRIDGE_LOG_LEVEL"}, Usage: "diagnostics on stderr: debug, info, warn or error"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout instead of text"},
 		&cli.BoolFlag{Name: "keep-alive", Usage: "stay on the bridge network after the command until interrupted"},
-	}
+	}, sourceMapFlags()...)
 }
 
 // checkPort refuses a port no listener can have; 0 would silently mean

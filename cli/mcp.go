@@ -26,7 +26,7 @@ func mcpCommand(stdio IO) *cli.Command {
 	flags := append([]cli.Flag{
 		&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `ADDR` (path /mcp; loopback unless a host is given) instead of stdio"},
 		&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: allow an address beyond loopback (every request needs the MCP token either way: " + authtoken.EnvMCPToken + ", else the file 'studio-bridge token --mcp' prints)"},
-		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (studio_exec)"},
+		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (" + mutatingTools() + ")"},
 		&cli.StringFlag{Name: "tools", Usage: "offer only these tools, comma-separated (e.g. studio_sessions,studio_logs)"},
 	}, globalFlags()...)
 	return &cli.Command{
@@ -45,6 +45,9 @@ func mcpCommand(stdio IO) *cli.Command {
 			log, err := newLogger(level, nil, stdio.Err)
 			if err != nil {
 				return commands.UsageError{Err: err}
+			}
+			if err := configureSourceMap(c, stdio.Err); err != nil {
+				return err
 			}
 			var tools []string
 			if t := c.String("tools"); t != "" {
@@ -139,10 +142,11 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
+	ln = mcp.LimitConns(ln, mcp.MaxHTTPConns)
 	h := mcp.BearerAuth(plan.token.Value, mcp.HTTPHandler(s))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second}
 	fmt.Fprintf(stderr, "studio-bridge MCP server: http://%s/mcp\n", ln.Addr())
 	if plan.remote {
 		fmt.Fprintf(stderr, "studio-bridge MCP server: warning: serving beyond loopback on %s: whoever can reach it and holds the bearer token can run code in Studio, and plain HTTP is not encrypted (prefer a trusted network or an SSH tunnel)\n", ln.Addr())
@@ -173,3 +177,15 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// mutatingTools names the MCP tools --read-only leaves out: every one whose
+// command changes Studio.
+func mutatingTools() string {
+	var names []string
+	for _, d := range commands.All {
+		if d.MCP && d.Mutates {
+			names = append(names, mcp.ToolName(d))
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -30,7 +30,7 @@ func lineWriter(stdio IO, asJSON, data bool) (write func(commands.Line), flush f
 		mu.Lock()
 		defer mu.Unlock()
 		if asJSON {
-			_ = enc.Encode(l)
+			_ = enc.Encode(l.Located())
 			return
 		}
 		text := commands.RenderLine(l)

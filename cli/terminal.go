@@ -33,6 +33,9 @@ func terminalCommand(stdio IO) *cli.Command {
 			if err != nil {
 				return commands.UsageError{Err: err}
 			}
+			if err := configureSourceMap(c, stdio.Err); err != nil {
+				return err
+			}
 			// The terminal runs scripts, so in Play mode it attaches where
 			// exec would run one (the server), as the resolver table says.
 			target := bridge.Target{SessionID: c.String("session"), DefaultContext: commands.Exec.DefaultContext}

@@ -37,6 +37,9 @@ type Client struct {
 	// BackoffMin and BackoffMax bound retry waits with no Retry-After
 	// (default 1 s, 30 s); a Retry-After above MaxRetryAfter gives up.
 	BackoffMin, BackoffMax, MaxRetryAfter time.Duration
+	// Limiter, when set, is shared by every request of the run (all its
+	// concurrent tasks): one 429 or spent quota holds them all back.
+	Limiter *Limiter
 	// Grace is how long past a task's own timeout Run keeps polling before
 	// it gives up (queueing time; default 2 min).
 	Grace time.Duration
@@ -94,7 +97,11 @@ type request struct {
 func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	var last *Error
 	for attempt := 1; ; attempt++ {
+		if err := c.Limiter.Wait(ctx); err != nil {
+			return nil, err
+		}
 		body, status, header, wrote, err := c.once(ctx, r)
+		c.Limiter.Observe(status, header)
 		if err == nil && status/100 == 2 {
 			return body, nil
 		}
@@ -114,6 +121,12 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			}
 			return nil, &Error{Kind: KindUnknownOutcome, Op: r.op, Err: err,
 				Message: fmt.Sprintf("the request was sent but its answer was lost (%s); %s", c.scrub(err.Error()), what)}
+		case err != nil && hostNotFound(err):
+			// a name that does not resolve will not resolve in a few
+			// seconds either: say so at once instead of retrying for half
+			// a minute
+			return nil, &Error{Kind: KindUnavailable, Op: r.op, Err: err,
+				Message: "could not reach Open Cloud at " + c.BaseURL + ": its host name does not resolve (" + c.scrub(err.Error()) + "); check the address and this machine's network and DNS"}
 		case err != nil:
 			last = &Error{Kind: KindUnavailable, Op: r.op, Err: err, Message: "could not reach Open Cloud at " + c.BaseURL + ": " + c.scrub(err.Error())}
 			wait = c.backoff(attempt)

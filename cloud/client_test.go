@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -336,6 +339,41 @@ func TestRunRefusesBadTasksBeforeAnyRequest(t *testing.T) {
 		t.Fatalf("%d requests sent", n)
 	}
 }
+
+// A host name that does not resolve is said at once, not retried: only a
+// temporary resolver failure is worth another try.
+func TestUnknownHostIsNotRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   *net.DNSError
+		tries int
+	}{
+		{"no such host", &net.DNSError{Err: "no such host", Name: "apis.example.invalid", IsNotFound: true}, 1},
+		{"resolver timed out", &net.DNSError{Err: "i/o timeout", Name: "apis.example.invalid", IsTimeout: true, IsTemporary: true}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tries atomic.Int32
+			c := cloud.New("https://apis.example.invalid", cloudtest.Key)
+			c.BackoffMin, c.BackoffMax = time.Millisecond, time.Millisecond
+			c.Attempts = 3
+			c.HTTP = &http.Client{Transport: roundTrip(func(*http.Request) (*http.Response, error) {
+				tries.Add(1)
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: tc.err}
+			})}
+			_, err := c.Run(context.Background(), task("x"), nil)
+			if cloud.KindOf(err) != cloud.KindUnavailable || int(tries.Load()) != tc.tries {
+				t.Fatalf("%v after %d tries, want unavailable after %d", err, tries.Load(), tc.tries)
+			}
+			if tc.tries == 1 && !strings.Contains(err.Error(), "its host name does not resolve") {
+				t.Fatalf("%v, want it to say the name does not resolve", err)
+			}
+		})
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestBadRequestIsNotRetried(t *testing.T) {
 	s := cloudtest.New()

@@ -2,7 +2,9 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,4 +63,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// hostNotFound reports a DNS answer that the name does not exist ("no such
+// host"): permanent, unlike a resolver that timed out or failed for now.
+func hostNotFound(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de) && de.IsNotFound && !de.IsTemporary && !de.IsTimeout
 }

@@ -39,8 +39,13 @@ type Arg struct {
 	Word       bool // may be given as a bare word to a terminal dot-command
 	NoMCP      bool
 	NoCLI      bool
-	Kind       reflect.Kind // Bool, String, Int, Slice (of string)
-	Index      []int        // field index path in the struct (through embedded structs)
+	// JSON marks an MCP-only argument of any JSON shape (cli:"-" is
+	// required): a list of objects, an object. MCP's schema describes Type
+	// and its input is decoded into the field as it is.
+	JSON  bool
+	Type  reflect.Type
+	Kind  reflect.Kind // Bool, String, Int, Slice (of string); any with JSON
+	Index []int        // field index path in the struct (through embedded structs)
 }
 
 // Value is the argument's field in an Args pointer.
@@ -106,6 +111,7 @@ func structFields(t reflect.Type, at []int) []Arg {
 			NoMCP:      f.Tag.Get("mcp") == "-",
 			NoCLI:      f.Tag.Get("cli") == "-",
 			Kind:       f.Type.Kind(),
+			Type:       f.Type,
 			Index:      index,
 		}
 		if a.Flag == "" {
@@ -122,8 +128,10 @@ func structFields(t reflect.Type, at []int) []Arg {
 		}
 		switch a.Kind {
 		case reflect.Bool, reflect.String, reflect.Int:
-		case reflect.Slice:
-			if f.Type.Elem().Kind() != reflect.String {
+		case reflect.Slice, reflect.Map, reflect.Struct:
+			if a.NoCLI && (a.Kind != reflect.Slice || f.Type.Elem().Kind() != reflect.String) {
+				a.JSON = true // MCP only: decoded as JSON (script edit's edits)
+			} else if a.Kind != reflect.Slice || f.Type.Elem().Kind() != reflect.String {
 				panic(fmt.Sprintf("commands: %s.%s: only []string slices are supported", t.Name(), f.Name))
 			}
 		default:
@@ -268,13 +276,17 @@ func (d *Definition) Usage() string {
 	var b strings.Builder
 	b.WriteString(d.Path())
 	for _, a := range d.Slots() {
+		name := a.Flag
+		if len(a.Enum) > 0 { // the words it takes: play <start|stop|status>
+			name = strings.Join(a.Enum, "|")
+		}
 		switch {
 		case a.Variadic():
-			fmt.Fprintf(&b, " [%s...]", a.Flag)
+			fmt.Fprintf(&b, " [%s...]", name)
 		case a.Required:
-			fmt.Fprintf(&b, " <%s>", a.Flag)
+			fmt.Fprintf(&b, " <%s>", name)
 		default:
-			fmt.Fprintf(&b, " [%s]", a.Flag)
+			fmt.Fprintf(&b, " [%s]", name)
 		}
 	}
 	return b.String()

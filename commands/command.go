@@ -9,6 +9,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
 // Definition is one command, whatever surface runs it.
@@ -24,6 +25,9 @@ type Definition struct {
 	// Description is what agents read (the MCP tool description); it
 	// defaults to Summary.
 	Description string
+	// Help is what `--help` says beyond Summary and the flags: how the
+	// arguments are read (see CLIHelp, which adds the default timeout).
+	Help string
 	// Args is a pointer to the zero value of the command's argument struct
 	// (set by Define).
 	Args any
@@ -131,6 +135,9 @@ type Line struct {
 	// then the length of the whole line.
 	Truncated bool `json:"truncated,omitempty"`
 	Bytes     int  `json:"bytes,omitempty"`
+	// Locations lists the script locations in Body (Located), with their
+	// files where the source map knows them.
+	Locations []sourcemap.Location `json:"locations,omitempty"`
 }
 
 func (env *Env) status(s string) {
@@ -223,6 +230,9 @@ var All = []*Definition{
 	VersionCommand,
 	Token,
 	Call,
+	ScriptRead,
+	ScriptGrep,
+	ScriptEdit,
 }
 
 // Lookup finds a command of All by its path ("exec", "script read").

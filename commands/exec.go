@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
 // ExecArgs are the exec command's arguments.
@@ -21,6 +22,10 @@ type ExecArgs struct {
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) instead of Studio; needs ROBLOX_API_KEY"`
 	CloudPlace
 	Playtest
+	// ChunkName names the script's chunk in Studio: the file's path when
+	// Script came from a file (PrepareCLI), so its errors and traceback
+	// frames read scripts/run.luau:2; "" leaves the plugin's "Script".
+	ChunkName string `json:"-"`
 }
 
 func (a *ExecArgs) playChoice() playChoice { return a.choice("exec") }
@@ -34,18 +39,30 @@ type ExecData struct {
 	// DroppedLogs counts output lines past the plugin's per-exec cap
 	// (10,000 lines or 4 MiB) that were not captured.
 	DroppedLogs int `json:"droppedLogs,omitempty"`
+	// Traceback, for a runtime error, lists the frames where it was raised
+	// (debug.traceback, innermost first), the script's own outermost last.
+	Traceback string `json:"traceback,omitempty"`
+	// Locations lists every location in Error and Traceback, in order,
+	// each with the file it comes from where one is known (source map, or
+	// a chunk named after its file).
+	Locations []sourcemap.Location `json:"locations,omitempty"`
 	// Undoable (edit DataModel only) says whether the exec is one undo step
 	// in Studio (one ChangeHistoryService recording): false when a recording
-	// could not begin, or the request opted out with "history": false.
+	// could not begin, or the request opted out with "history": false;
+	// absent when the exec changed nothing (nothing to undo).
 	Undoable *bool `json:"undoable,omitempty"`
 }
 
 // Exec runs Luau in a session.
 var Exec = Define(Spec[ExecArgs, ExecData]{
 	Definition: Definition{
-		Name:           "exec",
-		Title:          "Run Luau in Studio",
-		Summary:        "Run Luau in Studio: inline code, a file, or standard input.",
+		Name:    "exec",
+		Title:   "Run Luau in Studio",
+		Summary: "Run Luau in Studio: inline code, a file, or standard input.",
+		Help: "<script> is one of: Luau code (exec 'print(1)'); a file, when a file of that name exists, or the name ends in .luau or .lua, " +
+			"or is one word with a / or \\ or a leading dot (exec ./scripts/setup.luau); or - to read the script from standard input " +
+			"(cat setup.luau | studio-bridge exec -). The script runs in the edit DataModel, or while a test runs in its server (--context edit|server|client chooses); " +
+			"--play and --run start a test for it and stop it afterwards. Output streams as it is printed, return values follow on stdout; a script error exits 1.",
 		Description:    "Execute a Luau script in a Roblox Studio session. Returns the script's success status, any error message, and captured log output. Use this to run code, modify the game state, or perform actions that other tools cannot express.",
 		NeedsSession:   true,
 		DefaultContext: protocol.ContextServer,
@@ -67,6 +84,9 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		if err != nil {
 			return UsageError{err}
 		}
+		if args.Script != "-" && looksLikeFile(args.Script) {
+			args.ChunkName = ChunkName(args.Script)
+		}
 		args.Script = src
 		return nil
 	},
@@ -82,14 +102,14 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		}
 		if args.Play || args.Run {
 			return inTest(ctx, env, args.playChoice(), func(env *Env) (*Result, error) {
-				data, err := execScript(ctx, env, args.Script)
+				data, err := execScript(ctx, env, args.Script, args.ChunkName)
 				if err != nil {
 					return nil, err
 				}
 				return execResult(data), nil
 			})
 		}
-		data, err := execScript(ctx, env, args.Script)
+		data, err := execScript(ctx, env, args.Script, args.ChunkName)
 		if err != nil {
 			return nil, err
 		}
@@ -99,13 +119,15 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 
 // execPayload is what the plugin's exec action reads.
 type execPayload struct {
-	Script string `json:"script"`
+	Script    string `json:"script"`
+	ChunkName string `json:"chunkName,omitempty"`
 }
 
-// execScript runs source in env.Session, streaming its output.
-func execScript(ctx context.Context, env *Env, source string) (ExecData, error) {
+// execScript runs source in env.Session, streaming its output; chunkName
+// ("" for the plugin's default) names its chunk.
+func execScript(ctx context.Context, env *Env, source, chunkName string) (ExecData, error) {
 	var data ExecData
-	err := action(ctx, env, "exec", execPayload{Script: source}, &data, func(p json.RawMessage) {
+	err := action(ctx, env, "exec", execPayload{Script: source, ChunkName: chunkName}, &data, func(p json.RawMessage) {
 		var l Line
 		if json.Unmarshal(p, &l) == nil {
 			env.emit(l)
@@ -118,6 +140,13 @@ func execScript(ctx context.Context, env *Env, source string) (ExecData, error) 
 func execResult(data ExecData) *Result {
 	if data.Logs == nil {
 		data.Logs = []Line{}
+	}
+	m := SourceMap()
+	for i := range data.Logs {
+		data.Logs[i] = data.Logs[i].Located()
+	}
+	if !data.Success {
+		data.Locations = textLocations(m, data.Error, data.Traceback)
 	}
 	var b strings.Builder
 	for _, v := range data.ReturnValues {
@@ -133,7 +162,7 @@ func execResult(data ExecData) *Result {
 		res.Note = joinNotes(res.Note, "warning: this exec is not one undo step in Studio (another ChangeHistoryService recording was open); Ctrl+Z will not undo it as a whole")
 	}
 	if !data.Success {
-		res.Failure = "script error: " + data.Error
+		res.Failure = execFailure(m, data)
 	}
 	return res
 }

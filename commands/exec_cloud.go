@@ -43,6 +43,9 @@ type CloudPlace struct {
 	Place        string `json:"place" mcp:"-" usage:"with --cloud: the place ID (default $ROBLOX_PLACE_ID)"`
 	PlaceVersion int    `json:"placeVersion" mcp:"-" usage:"with --cloud: run against this place version (default the latest)"`
 	PlaceFile    string `json:"placeFile" mcp:"-" usage:"with --cloud: upload this .rbxl/.rbxlx (e.g. built by Rojo) as a Saved version first, then run against exactly that version"`
+
+	// cmd names the command in errors ("test --cloud: …"); "" is exec.
+	cmd string
 }
 
 // cloudFlag names a --cloud-only argument that was given, or "".
@@ -70,9 +73,13 @@ type cloudSetup struct {
 // universe or place, a bad place file or an oversized script is a usage
 // error.
 func checkCloud(env *Env, args *ExecArgs) (*cloudSetup, error) {
-	usage := func(format string, a ...any) error { return UsageError{fmt.Errorf("exec --cloud: "+format, a...)} }
+	cmd := args.cmd
+	if cmd == "" {
+		cmd = "exec"
+	}
+	usage := func(format string, a ...any) error { return UsageError{fmt.Errorf(cmd+" --cloud: "+format, a...)} }
 	if !args.Cloud {
-		return nil, UsageError{fmt.Errorf("exec: %s only applies with --cloud", args.cloudFlag())}
+		return nil, UsageError{fmt.Errorf("%s: %s only applies with --cloud", cmd, args.cloudFlag())}
 	}
 	if len(args.Script) > cloud.MaxScriptBytes {
 		return nil, usage("the script is %d bytes; Open Cloud takes at most %d MiB", len(args.Script), cloud.MaxScriptBytes>>20)

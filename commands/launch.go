@@ -45,7 +45,7 @@ var Launch = Define(Spec[LaunchArgs, SessionView]{
 			}
 			cmdArgs = append(cmdArgs, place)
 		}
-		studio, err := studioExecutable(args.StudioPath)
+		studio, err := studioExecutable(runtime.GOOS, args.StudioPath)
 		if err != nil {
 			return nil, err
 		}
@@ -133,8 +133,10 @@ func newEditSession(list []protocol.SessionInfo, known map[string]bool) (protoco
 }
 
 // studioExecutable finds Roblox Studio: the flag, the environment, then the
-// default install location of this OS.
-func studioExecutable(flag string) (string, error) {
+// default install location of goos (runtime.GOOS). Studio is made for
+// Windows and macOS only: elsewhere only the flag or the environment can
+// name it (a wrapper that runs it, e.g. under Wine).
+func studioExecutable(goos, flag string) (string, error) {
 	if flag == "" {
 		flag = os.Getenv("STUDIO_BRIDGE_STUDIO_PATH")
 	}
@@ -144,7 +146,7 @@ func studioExecutable(flag string) (string, error) {
 		}
 		return flag, nil
 	}
-	switch runtime.GOOS {
+	switch goos {
 	case "windows":
 		// Studio installs into a folder per version; the newest wins.
 		matches, _ := filepath.Glob(filepath.Join(os.Getenv("LOCALAPPDATA"), "Roblox", "Versions", "*", "RobloxStudioBeta.exe"))
@@ -157,6 +159,9 @@ func studioExecutable(flag string) (string, error) {
 		if _, err := os.Stat(mac); err == nil {
 			return mac, nil
 		}
+	default:
+		//lint:ignore ST1005 "Roblox Studio" is a proper noun
+		return "", UsageError{fmt.Errorf("Roblox Studio runs on Windows and macOS only, not on %s, so there is no install to find here; to launch one anyway (a wrapper that runs it, e.g. under Wine), pass --studio-path or set STUDIO_BRIDGE_STUDIO_PATH", osName(goos))}
 	}
 	//lint:ignore ST1005 "Roblox Studio" is a proper noun
 	return "", errors.New("Roblox Studio is not installed where studio-bridge looks on this OS; pass --studio-path or set STUDIO_BRIDGE_STUDIO_PATH")
@@ -168,4 +173,12 @@ func modTime(path string) time.Time {
 		return time.Time{}
 	}
 	return st.ModTime()
+}
+
+// osName is goos as people call it.
+func osName(goos string) string {
+	if goos == "linux" {
+		return "Linux"
+	}
+	return goos
 }

@@ -70,6 +70,9 @@ var Logs = Define(Spec[LogsArgs, LogsData]{
 		if data.Entries == nil {
 			data.Entries = []Line{}
 		}
+		for i := range data.Entries {
+			data.Entries[i] = data.Entries[i].Located()
+		}
 		var b strings.Builder
 		for _, e := range data.Entries {
 			b.WriteString(RenderLine(e))
@@ -86,9 +89,10 @@ var Logs = Define(Spec[LogsArgs, LogsData]{
 })
 
 // RenderLine is one log line for people: the body, prefixed with its level
-// unless it is plain print output.
+// unless it is plain print output, its script locations shown as files
+// where the source map knows them.
 func RenderLine(l Line) string {
-	body := l.Body
+	body := SourceMap().RewriteText(l.Body) // files first where the map knows them
 	if l.Truncated {
 		body += fmt.Sprintf(" … [cut by the plugin: the line had %d bytes]", l.Bytes)
 	}

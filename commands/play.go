@@ -45,6 +45,9 @@ var Play = Define(Spec[PlayArgs, PlayData]{
 		Summary: "Start or stop a playtest (Play or Run), or show the window's mode.",
 		Description: "Control playtesting in a Roblox Studio window. 'start' begins a test (mode 'play': server and client DataModels; 'run': a server only) and returns once their sessions are connected; 'stop' ends it and returns once they are gone; " +
 			"'status' reports the window's mode (Edit, Play, Run or Paused). While a test runs, studio_exec with context 'server' or 'client' runs code in it.",
+		Help: "play start begins a playtest (--mode play: a server and a client DataModel, as Studio's Play; --mode run: a server only, as Run/F8) and returns once the test's sessions are connected; " +
+			"play stop ends it and returns once they are gone; play status prints the window's mode (Edit, Play, Run or Paused) and its sessions. " +
+			"While a test runs, exec --context server|client runs code in it.",
 		NeedsSession:   true,
 		DefaultContext: protocol.ContextEdit,
 		Mutates:        true,

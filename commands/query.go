@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,15 @@ type QueryData struct {
 	Children  []QueryNode    `json:"children,omitempty"`
 	Services  []QueryService `json:"services,omitempty"`
 	Truncated bool           `json:"truncated,omitempty"`
+	// Duplicates lists the segments of the path that named several
+	// siblings: the plugin took the first of each (FindFirstChild).
+	Duplicates []QueryDuplicate `json:"duplicates,omitempty"`
+}
+
+// QueryDuplicate is a prefix of a query's path that names Count siblings.
+type QueryDuplicate struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"`
 }
 
 // QueryNode is one instance. Properties and attributes are typed values
@@ -82,23 +92,73 @@ var Query = Define(Spec[QueryArgs, QueryData]{
 		}
 		var data QueryData
 		var tree map[string]any // the same answer, walked to render it
-		if json.Unmarshal(raw, &data) != nil || json.Unmarshal(raw, &tree) != nil {
+		if json.Unmarshal(raw, &tree) != nil {
 			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
 		}
-		return &Result{Data: data, Text: renderQuery(tree)}, nil
+		if !slices.Contains(args.Properties, "Source") && elideSources(tree) {
+			raw, _ = json.Marshal(tree)
+		}
+		if json.Unmarshal(raw, &data) != nil {
+			return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "query: the plugin answered an unexpected shape"}
+		}
+		return &Result{Data: data, Text: renderQuery(tree, len(args.Properties) > 0), Note: duplicatesNote(data.Duplicates)}, nil
 	},
 })
 
-func renderQuery(data map[string]any) string {
+// elideSources replaces every script's Source in a query answer by a
+// pointer to script read ("[12 lines, 340 bytes: studio-bridge script read
+// game.X]"): a whole script in a property listing floods the output, and
+// Source is the committed text, not what the editor shows. Asking for the
+// property by name (--properties Source) keeps it. Reports whether it
+// changed anything.
+func elideSources(node map[string]any) bool {
+	changed := false
+	if props, ok := node["properties"].(map[string]any); ok {
+		if src, ok := props["Source"].(string); ok {
+			path, _ := node["path"].(string)
+			props["Source"] = fmt.Sprintf("[%d lines, %d bytes: studio-bridge script read %s]", strings.Count(src, "\n")+1, len(src), path)
+			changed = true
+		}
+	}
+	for _, key := range []string{"instance", "children"} {
+		switch v := node[key].(type) {
+		case map[string]any:
+			changed = elideSources(v) || changed
+		case []any:
+			for _, c := range v {
+				if m, ok := c.(map[string]any); ok {
+					changed = elideSources(m) || changed
+				}
+			}
+		}
+	}
+	return changed
+}
+
+// duplicatesNote says which segments of the path were ambiguous and that
+// the first sibling of each was taken, or "".
+func duplicatesNote(dups []QueryDuplicate) string {
+	var lines []string
+	for _, d := range dups {
+		lines = append(lines, fmt.Sprintf("note: %s names %d instances; this is the first of them (query its parent with --children to see them all, or rename them apart)", d.Path, d.Count))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// renderQuery is a query's answer for people. explicit says the caller
+// named the properties: then every value is printed whole; otherwise long
+// or multi-line text (a script's Source) is summarized, so that a query
+// with --depth stays a readable tree.
+func renderQuery(data map[string]any, explicit bool) string {
 	var b strings.Builder
 	if inst, ok := data["instance"].(map[string]any); ok {
-		renderInstance(&b, inst, "")
+		renderInstance(&b, inst, "", explicit)
 	}
 	for _, key := range []string{"children", "services"} {
 		if list, ok := data[key].([]any); ok {
 			for _, c := range list {
 				if m, ok := c.(map[string]any); ok {
-					renderInstance(&b, m, "")
+					renderInstance(&b, m, "", explicit)
 				}
 			}
 		}
@@ -106,7 +166,20 @@ func renderQuery(data map[string]any) string {
 	return b.String()
 }
 
-func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
+// maxInlineText is the longest single-line string a query prints among
+// default properties.
+const maxInlineText = 200
+
+// inlineValue is a property's value as a query line shows it.
+func inlineValue(name string, v any, explicit bool) string {
+	s, ok := v.(string)
+	if explicit || !ok || (len(s) <= maxInlineText && !strings.Contains(s, "\n")) {
+		return FormatValue(v)
+	}
+	return fmt.Sprintf("<text: %d lines, %d bytes; --properties %s prints it>", strings.Count(s, "\n")+1, len(s), name)
+}
+
+func renderInstance(b *strings.Builder, inst map[string]any, indent string, explicit bool) {
 	fmt.Fprintf(b, "%s%v (%v)", indent, inst["name"], inst["className"])
 	if p, ok := inst["path"].(string); ok && indent == "" {
 		fmt.Fprintf(b, "  %s", p)
@@ -130,13 +203,13 @@ func renderInstance(b *strings.Builder, inst map[string]any, indent string) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(b, "%s  %s%s = %s\n", indent, prefix, k, FormatValue(m[k]))
+			fmt.Fprintf(b, "%s  %s%s = %s\n", indent, prefix, k, inlineValue(k, m[k], explicit || section == "attributes"))
 		}
 	}
 	if children, ok := inst["children"].([]any); ok {
 		for _, c := range children {
 			if m, ok := c.(map[string]any); ok {
-				renderInstance(b, m, indent+"    ")
+				renderInstance(b, m, indent+"    ", explicit)
 			}
 		}
 	}

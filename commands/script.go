@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,7 +18,9 @@ const MaxScriptBytes = 4 << 20
 // LoadScript turns exec's CLI argument into source: "-" reads stdin; an
 // existing file is read; so is a missing path, to report it: without
 // brackets, quotes or "=", anything ending in .luau or .lua and a single
-// word with a / or \ or a leading "."; anything else is the code itself.
+// word with a / or \ or a leading "."; a lone name ("missing") is neither
+// and is refused, asking whether a file was meant; anything else is the
+// code itself.
 // Files must be non-empty UTF-8 text.
 func LoadScript(arg string, stdin io.Reader) (string, error) {
 	var data []byte
@@ -41,6 +44,10 @@ func LoadScript(arg string, stdin io.Reader) (string, error) {
 		case err != nil:
 			return "", fmt.Errorf("cannot read script file: %w", err)
 		}
+	case loneName.MatchString(arg) && arg != "return":
+		// never a Luau statement (not a call, not an assignment): most
+		// likely a file name without its ending or folder
+		return "", fmt.Errorf("%q is not a file here, and a lone name is no Luau statement: did you mean a file? Give a path that exists (e.g. ./%s.luau), or code such as print(%s)", arg, arg, arg)
 	default:
 		return arg, nil
 	}
@@ -54,6 +61,10 @@ func LoadScript(arg string, stdin io.Reader) (string, error) {
 	}
 	return string(data), nil
 }
+
+// loneName is a bare (dotted or dashed) name: "missing", "build-all",
+// "Workspace.Part".
+var loneName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
 
 func looksLikeFile(arg string) bool {
 	if _, err := os.Stat(arg); err == nil {

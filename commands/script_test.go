@@ -24,6 +24,7 @@ func TestLoadScript(t *testing.T) {
 	parens := write("run(1).luau", []byte("print(2)\n"))
 	equals := write("a=b.luau", []byte("print(3)\n"))
 	noSuffix := write("ci-script", []byte("print(4)\n"))
+	t.Chdir(dir)
 	spaced := filepath.Join(dir, "dir x")
 	if err := os.Mkdir(spaced, 0o755); err != nil {
 		t.Fatal(err)
@@ -47,6 +48,10 @@ func TestLoadScript(t *testing.T) {
 		{arg: "x=1/2", want: "x=1/2"},
 		{arg: "print(1/2)", want: "print(1/2)"},
 		{arg: "return", want: "return"},
+		{arg: "missing", err: `"missing" is not a file here, and a lone name is no Luau statement: did you mean a file? Give a path that exists (e.g. ./missing.luau)`},
+		{arg: "Workspace.Part", err: "did you mean a file?"},
+		{arg: "build-all", err: "did you mean a file?"},
+		{arg: "ci-script", want: "print(4)\n"}, // a lone name that is a file here is read
 		{arg: "game.Workspace:ClearAllChildren()", want: "game.Workspace:ClearAllChildren()"},
 		{arg: "print'a/b'", want: "print'a/b'"},
 		{arg: "local s = [[\n]] .. x.lua", want: "local s = [[\n]] .. x.lua"},

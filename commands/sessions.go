@@ -49,7 +49,7 @@ var Sessions = Define(Spec[NoArgs, SessionsData]{
 		}
 		res := &Result{Data: data, Render: func() string { return RenderSessions(list, now, env.Aligned) }}
 		if len(list) == 0 {
-			res.Render, res.Unavailable = nil, NoSessionsHint
+			res.Render, res.Unavailable, res.Note = nil, NoSessionsHint, noSessionsNote(env.Bridge)
 		}
 		return res, nil
 	},

@@ -35,7 +35,11 @@ type TestArgs struct {
 	// the place CloudPlace names.
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
 	CloudPlace
+	CloudTest
 	Playtest
+	// synced is the spec file Rojo syncs, when one is named alone and the
+	// source map maps it (set by testScript; locations.go).
+	synced *syncedSpec
 }
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
@@ -55,7 +59,7 @@ var Test = Define(Spec[TestArgs, TestData]{
 		MaxTimeout:     time.Hour,
 		Noun:           "Test run",
 	},
-	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" },
+	Standalone: func(args *TestArgs) bool { return args.Cloud || args.cloudFlag() != "" || len(args.Merge) > 0 },
 	Retarget: func(args *TestArgs, t bridge.Target) (bridge.Target, error) {
 		return retargetTest(args.playChoice(), t)
 	},
@@ -91,6 +95,9 @@ const (
 func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
 	if err := checkTestArgs(args); err != nil {
 		return nil, err
+	}
+	if len(args.Merge) > 0 {
+		return runTestMerge(env, args)
 	}
 	script, names, err := testScript(args, env.specScope())
 	if err != nil {
@@ -137,6 +144,9 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 }
 
 func checkTestArgs(args *TestArgs) error {
+	if err := checkCloudTestArgs(args); err != nil || len(args.Merge) > 0 {
+		return err
+	}
 	if args.Root != "" && len(args.Paths) > 0 {
 		return Usagef("test: give spec paths or %s, not both: %s runs the specs already in the place", ArgName("root"), ArgName("root"))
 	}
@@ -176,7 +186,15 @@ func testScript(args *TestArgs, scope specScope) (script string, names map[strin
 	_, _ = rand.Read(id[:])
 	runID := hex.EncodeToString(id[:])
 	luauString(&b, runID)
-	if args.Root != "" {
+	if s := findSyncedSpec(SourceMap(), args); s != nil {
+		args.synced = s
+		b.WriteString(",root=")
+		luauString(&b, s.Parent)
+		b.WriteString(",synced=")
+		luauString(&b, s.Path)
+		b.WriteString(",expectSource=")
+		luauString(&b, s.Source)
+	} else if args.Root != "" {
 		b.WriteString(",root=")
 		luauString(&b, args.Root)
 	} else {
@@ -249,6 +267,10 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
 	case "root-uncloneable":
 		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
+	case "only-missing":
+		return nil, Usagef("test: Studio has no %s, where the source map puts %s: is Rojo syncing this project (rojo serve)? Or regenerate the map", args.synced.Path, args.synced.File)
+	case "out-of-sync":
+		return nil, Usagef("test: %s is out of sync: Studio's copy (%s) differs from the file; let Rojo sync it (rojo serve) and run again", args.synced.File, args.synced.Path)
 	case "no-specs":
 		where := "the spec paths"
 		if args.Root != "" {
@@ -268,6 +290,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	// messages name the mounted instances; people know the files
 	for i := range data.Tests {
 		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
+		data.Tests[i] = locateTestCase(SourceMap(), data.Tests[i])
 	}
 	data.count()
 	res := &Result{Data: data}
@@ -283,7 +306,7 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		}
 	}
 	if data.Failed > 0 {
-		res.Failure = fmt.Sprintf("%d of %d tests failed", data.Failed, data.Passed+data.Failed)
+		res.Failure = data.FailureLine()
 	}
 	return res, nil
 }

@@ -19,6 +19,10 @@ type TestCase struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message,omitempty"`
+	// InstancePath is the spec's DataModel path where one is known: the
+	// instance a --root run found (File is then its file from the source
+	// map, when the map has it), or the synced copy of a spec file.
+	InstancePath string `json:"instancePath,omitempty"`
 }
 
 // TestData is the test command's output.
@@ -63,6 +67,19 @@ func (d TestData) Summary() string {
 	}
 	fmt.Fprintf(&b, "%d passed, %d failed, %d skipped (%s)\n", d.Passed, d.Failed, d.Skipped, millis(d.DurationMs))
 	return b.String()
+}
+
+// FailureLine is the closing error of a run with failures, counting as
+// the summary line above it counts: every test, skipped ones included
+// ("10 passed, 6 failed, 1 skipped" then "6 of 17 tests failed (1
+// skipped)").
+func (d TestData) FailureLine() string {
+	total := d.Passed + d.Failed + d.Skipped
+	line := fmt.Sprintf("%d of %d tests failed", d.Failed, total)
+	if d.Skipped > 0 {
+		line += fmt.Sprintf(" (%d skipped)", d.Skipped)
+	}
+	return line
 }
 
 func location(t TestCase) string {

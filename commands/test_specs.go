@@ -58,8 +58,10 @@ type specScope struct {
 // parent, mapped as Rojo maps files (init.luau makes its folder a
 // ModuleScript; name.luau a ModuleScript "name"; a.spec.luau a ModuleScript
 // "a.spec", as TestEZ wants). .server/.client scripts are left out (a
-// mounted Script would run). It returns the top nodes, the number of specs
-// and the bytes of source.
+// mounted Script would run). A spec file named alone is mounted with its
+// whole folder, so its requires of neighbours (script.Parent.X) work, and
+// only it runs. It returns the top nodes, the number of specs that run and
+// the bytes of source.
 func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 	g, err := newSpecGuard(scope)
 	if err != nil {
@@ -70,6 +72,55 @@ func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 	}
 	var files []string
 	seen := map[string]bool{}
+	// run says which spec files run: those named and those under a folder
+	// named. A spec named alone brings its whole folder (its neighbours,
+	// which it reaches through script.Parent) without running the other
+	// specs there.
+	run := map[string]bool{}
+	walk := func(abs, p string, runs bool) error {
+		return filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(abs, path)
+			if d.IsDir() {
+				if path != abs && (strings.HasPrefix(d.Name(), ".") || skippedDirs[d.Name()]) {
+					return filepath.SkipDir
+				}
+				if strings.Count(rel, string(filepath.Separator)) >= maxSpecDepth {
+					return fmt.Errorf("%s: folders nest deeper than %d levels", path, maxSpecDepth)
+				}
+				return nil
+			}
+			if !isModuleFile(d.Name()) {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// a linked module is read only if it stays in the project
+				// root and is a regular file (a linked folder is not entered)
+				real, err := g.real(path, path)
+				if err != nil {
+					return err
+				}
+				if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+					return nil
+				}
+			} else if !d.Type().IsRegular() {
+				return nil
+			}
+			if runs {
+				run[path] = true
+			}
+			if !seen[path] {
+				seen[path] = true
+				files = append(files, path)
+				if len(files) > maxSpecFiles {
+					return fmt.Errorf("more than %d Luau files under %s; name the folders that hold the specs", maxSpecFiles, p)
+				}
+			}
+			return nil
+		})
+	}
 	for _, p := range paths {
 		abs, err := g.abs(p)
 		if err != nil {
@@ -90,53 +141,16 @@ func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 			if !st.Mode().IsRegular() {
 				return nil, 0, 0, fmt.Errorf("%s is not a regular file; test reads only regular files", p)
 			}
-			if !seen[abs] {
-				seen[abs] = true
-				files = append(files, abs)
+			run[abs] = true
+			if err := walk(filepath.Dir(abs), p, false); err != nil {
+				return nil, 0, 0, err
 			}
 			continue
 		}
 		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			abs = real // a linked folder in the root: walk where it leads
 		}
-		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(abs, path)
-			if d.IsDir() {
-				if path != abs && (strings.HasPrefix(d.Name(), ".") || skippedDirs[d.Name()]) {
-					return filepath.SkipDir
-				}
-				if strings.Count(rel, string(filepath.Separator)) >= maxSpecDepth {
-					return fmt.Errorf("%s: folders nest deeper than %d levels", path, maxSpecDepth)
-				}
-				return nil
-			}
-			if !isModuleFile(d.Name()) || seen[path] {
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// a linked module is read only if it stays in the project
-				// root and is a regular file (a linked folder is not entered)
-				real, err := g.real(path, path)
-				if err != nil {
-					return err
-				}
-				if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-					return nil
-				}
-			} else if !d.Type().IsRegular() {
-				return nil
-			}
-			seen[path] = true
-			files = append(files, path)
-			if len(files) > maxSpecFiles {
-				return fmt.Errorf("more than %d Luau files under %s; name the folders that hold the specs", maxSpecFiles, p)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := walk(abs, p, true); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -189,7 +203,7 @@ func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 		if n.File != "" || len(n.Children) > 0 && n.Kind == "ModuleScript" {
 			return nil, 0, 0, fmt.Errorf("%s collides with another module named %q", rel, name)
 		}
-		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, isSpecFile(parts[len(parts)-1])
+		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, isSpecFile(parts[len(parts)-1]) && run[f]
 		if n.Spec {
 			specs++
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,13 @@ func TestTestReportsGolden(t *testing.T) {
 	golden(t, "test-report.github.golden", []byte(d.GitHub()))
 	golden(t, "test-report.junit.golden", d.JUnit())
 	golden(t, "test-report.text.golden", []byte(d.Summary()))
+	// the closing error counts as the summary does: skipped tests too
+	if !strings.Contains(d.Summary(), "1 passed, 3 failed, 1 skipped") || d.FailureLine() != "3 of 5 tests failed (1 skipped)" {
+		t.Fatalf("summary %q, then %q", d.Summary(), d.FailureLine())
+	}
+	if got := (TestData{Passed: 2, Failed: 1}).FailureLine(); got != "1 of 3 tests failed" {
+		t.Fatalf("no skipped: %q", got)
+	}
 }
 
 // GitHub's workflow commands: %, CR and LF in data; also : and , in
@@ -254,11 +262,11 @@ func TestTestCloud(t *testing.T) {
 	var stderr bytes.Buffer
 	var streamed []Line
 	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: &stderr, Output: func(l Line) { streamed = append(streamed, l) }}
-	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text"})
+	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudTest: CloudTest{Parallel: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := res.Data.(TestData)
+	data := res.Data.(ShardedTestData).TestData
 	if data.Passed != 1 || data.Failed != 1 || data.Tests[1].Message != "ServerStorage.Tests.math.spec:7: nope" || data.Tests[1].Line != 7 {
 		t.Fatalf("data: %+v", data)
 	}
@@ -283,6 +291,21 @@ func TestTestCloud(t *testing.T) {
 	}
 }
 
+// test --cloud's refusals name test --cloud, not the exec path it shares.
+func TestTestCloudErrorsNameTest(t *testing.T) {
+	t.Setenv(EnvAPIKey, "")
+	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: io.Discard}
+	_, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "test --cloud: set "+EnvAPIKey) {
+		t.Fatalf("%v, want a usage error naming test --cloud", err)
+	}
+	_, err = Exec.run(context.Background(), env, &ExecArgs{Script: "print(1)", Cloud: true})
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "exec --cloud: set "+EnvAPIKey) {
+		t.Fatalf("%v, want a usage error naming exec --cloud", err)
+	}
+}
+
 // A run too large for any plugin is refused before anything is sent.
 func TestTestRefusesOversizedRuns(t *testing.T) {
 	dir := kit.Files(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
@@ -291,5 +314,49 @@ func TestTestRefusesOversizedRuns(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "a Studio plugin takes at most") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A spec named alone is mounted with its whole folder, so its neighbours
+// (script.Parent.Strings) are there, and only it runs; a folder named beside
+// it still runs all of its specs.
+func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
+	dir := kit.Files(t, map[string]string{
+		"src/util/Strings.luau":      "return {}",
+		"src/util/Strings.spec.luau": "return function() end",
+		"src/util/Words.spec.luau":   "return function() end",
+		"src/util/sub/Deep.luau":     "return {}",
+		"other/c.spec.luau":          "return function() end",
+	})
+	t.Chdir(dir)
+	nodes, specs, _, err := specTree(specScope{}, []string{"src/util/Strings.spec.luau"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var walk func(n *mountNode, at string)
+	walk = func(n *mountNode, at string) {
+		at += "/" + n.Name
+		lines = append(lines, at+" "+n.Kind+" "+n.File+map[bool]string{true: " spec"}[n.Spec])
+		for _, c := range n.Children {
+			walk(c, at)
+		}
+	}
+	for _, n := range nodes {
+		walk(n, "")
+	}
+	got := strings.Join(lines, "\n")
+	want := strings.Join([]string{
+		"/Strings ModuleScript src/util/Strings.luau",
+		"/Strings.spec ModuleScript src/util/Strings.spec.luau spec",
+		"/Words.spec ModuleScript src/util/Words.spec.luau",
+		"/sub Folder ",
+		"/sub/Deep ModuleScript src/util/sub/Deep.luau",
+	}, "\n")
+	if specs != 1 || got != want {
+		t.Fatalf("%d specs, tree:\n%s\nwant 1 and:\n%s", specs, got, want)
+	}
+	if _, specs, _, err = specTree(specScope{}, []string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
+		t.Fatalf("with its folder named too: %d specs, %v; want both of src/util", specs, err)
 	}
 }

@@ -35,6 +35,9 @@ const fitterDesc = "Cap the result at this many bytes of JSON (default 65536): f
 
 // maxOutputDescFor is the maxOutputBytes description for d's result.
 func maxOutputDescFor(d *commands.Definition) string {
+	if f, ok := d.Output.(interface{ FitDescription() string }); ok {
+		return f.FitDescription() // a Fitter that says how it cuts (script read)
+	}
 	if _, ok := d.Output.(commands.Fitter); ok {
 		return fitterDesc
 	}

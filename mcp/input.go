@@ -101,6 +101,14 @@ func decodeArgs(d *commands.Definition, raw json.RawMessage, dec *input) (any, b
 
 func setJSON(args any, a commands.Arg, v json.RawMessage) error {
 	f := a.Value(args)
+	if a.JSON {
+		ptr := reflect.New(a.Type)
+		if err := json.Unmarshal(v, ptr.Interface()); err != nil {
+			return fmt.Errorf("%s: %v", a.Name, err)
+		}
+		f.Set(ptr.Elem())
+		return nil
+	}
 	switch a.Kind {
 	case reflect.Bool:
 		var b bool

@@ -146,8 +146,8 @@ func TestToolFiltering(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{}, "studio_exec,studio_logs,studio_play,studio_query,studio_screenshot,studio_sessions,studio_state,studio_test"},
-		{Options{ReadOnly: true}, "studio_logs,studio_query,studio_screenshot,studio_sessions,studio_state"},
+		{Options{}, "studio_exec,studio_logs,studio_play,studio_query,studio_screenshot,studio_script_edit,studio_script_grep,studio_script_read,studio_sessions,studio_state,studio_test"},
+		{Options{ReadOnly: true}, "studio_logs,studio_query,studio_screenshot,studio_script_grep,studio_script_read,studio_sessions,studio_state"},
 		{Options{Tools: []string{"studio_sessions", "studio_logs"}}, "studio_logs,studio_sessions"},
 	} {
 		cs := w.client(t, tt.opts)

@@ -35,12 +35,16 @@ func InputSchema(d *commands.Definition) map[string]any {
 			continue
 		}
 		p := map[string]any{"description": a.Desc}
-		switch a.Kind {
-		case reflect.Bool:
+		switch {
+		case a.JSON:
+			for k, v := range typeSchema(a.Type) {
+				p[k] = v
+			}
+		case a.Kind == reflect.Bool:
 			p["type"] = "boolean"
-		case reflect.Int:
+		case a.Kind == reflect.Int:
 			p["type"] = "integer"
-		case reflect.Slice:
+		case a.Kind == reflect.Slice:
 			items := map[string]any{"type": "string"}
 			if len(a.Enum) > 0 {
 				items["enum"] = a.Enum

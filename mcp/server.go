@@ -20,7 +20,8 @@ import (
 type Options struct {
 	// Version is reported to clients.
 	Version string
-	// ReadOnly leaves out every command that mutates Studio (studio_exec).
+	// ReadOnly leaves out every command that mutates Studio (studio_exec,
+	// studio_play, studio_test: Definition.Mutates).
 	ReadOnly bool
 	// Tools, when set, is an allowlist of tool names.
 	Tools []string

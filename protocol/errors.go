@@ -23,6 +23,24 @@ const (
 	CodeInternal              Code = "INTERNAL"
 )
 
+// Codes of the script actions (scriptRead, scriptGrep, scriptEdit; package
+// protocol/actions). Each message says what to do next.
+const (
+	// CodeNotAScript: the path names an instance that is not a script.
+	CodeNotAScript Code = "NOT_A_SCRIPT"
+	// CodeNoMatch: an edit's text to find does not occur in the script.
+	CodeNoMatch Code = "NO_MATCH"
+	// CodeAmbiguousMatch: an edit's text to find occurs more than once;
+	// the details name the candidate lines.
+	CodeAmbiguousMatch Code = "AMBIGUOUS_MATCH"
+	// CodeScriptChanged: the script's text moved since it was read (its
+	// hash differs); nothing was written.
+	CodeScriptChanged Code = "SCRIPT_CHANGED"
+	// CodeScriptLocked: Studio refused to change the script (a package
+	// member, a script another Team Create user holds).
+	CodeScriptLocked Code = "SCRIPT_LOCKED"
+)
+
 // Codes the host (or a joined client) produces.
 const (
 	// CodeSessionNotFound: the request named a session the host does not have.

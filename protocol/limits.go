@@ -43,14 +43,9 @@ const (
 	// the rest wait (within HandshakeTimeout).
 	PreHandshakeBudgetBytes = 16 << 20
 	// LargeFrameBytes is the size above which a frame needs room in the
-	// host's FrameBudgetBytes before the rest of it is read.
+	// host's frame budget of its endpoint (PluginFrameBudgetBytes,
+	// ClientFrameBudgetBytes) before the rest of it is read.
 	LargeFrameBytes = 64 << 10
-	// FrameBudgetBytes bounds the bytes the host holds at once for large
-	// frames from all peers together: a frame past LargeFrameBytes
-	// reserves its endpoint's whole frame limit until it has been decoded
-	// and handled, and other large frames wait (their peers are not read
-	// meanwhile). Two maximum-size client frames fit at once.
-	FrameBudgetBytes = 2 * ClientMaxFrameBytes
 	// WriteTimeout bounds one frame write.
 	WriteTimeout = 5 * time.Second
 	// PeerQueueBytes bounds the bytes waiting to be written to one peer; a

@@ -4,8 +4,9 @@
 // (.connect, .context, .run, …).
 //
 // On a real terminal it puts the keyboard in raw mode and edits lines with
-// golang.org/x/term: history kept across runs (a chunk typed over several
-// lines is one entry), Home/End as terminal multiplexers send them, Ctrl-C
+// golang.org/x/term: history kept across runs in terminal_history in
+// studio-bridge's config directory (STUDIO_BRIDGE_CONFIG_DIR, as the token;
+// a chunk typed over several lines is one entry), Home/End as terminal multiplexers send them, Ctrl-C
 // cancelling what runs. Anywhere else it reads lines from its input and
 // keeps stdout for results only: the banner, notices and errors go to
 // stderr, and prompts go to stderr when a person types (stdin is a

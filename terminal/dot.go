@@ -67,6 +67,7 @@ func (r *repl) dot(line string) error {
 // runFile runs .run <file>: a Luau file in the attached session.
 func (r *repl) runFile(rest []string) {
 	if len(rest) != 1 {
+		r.failures++
 		r.say("usage: .run <file>")
 		return
 	}
@@ -85,6 +86,7 @@ func (r *repl) runRegistry(name string, words []string) {
 		d, name, words = commands.Lookup(name+" "+words[0]), name+" "+words[0], words[1:]
 	}
 	if d == nil || d.LongRunning || d.Hidden {
+		r.failures++
 		r.say("Unknown command .%s; .help lists them.", name)
 		return
 	}

@@ -7,13 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/studio-bridge/studio-bridge/bridge"
 )
 
 // historySize bounds the terminal history kept across runs.
 const historySize = 1000
 
-// history is the terminal's history, kept in the user config folder
-// (studio-bridge/terminal_history, one JSON string per line, so an entry
+// history is the terminal's history, kept in studio-bridge's config
+// directory (bridge.ConfigDir: STUDIO_BRIDGE_CONFIG_DIR, else
+// studio-bridge in the user's config folder) as terminal_history, one
+// JSON string per line, so an entry
 // may hold newlines). An entry is a whole chunk, however many lines it was
 // typed on, or a dot-command. A history that cannot be saved still works in
 // memory.
@@ -35,11 +39,11 @@ func (e editorHistory) At(i int) string { return oneLine(e.h.At(i)) }
 
 func loadHistory() *history {
 	h := &history{}
-	dir, err := os.UserConfigDir()
-	if err != nil {
+	dir := bridge.ConfigDir()
+	if dir == "" {
 		return h
 	}
-	h.path = filepath.Join(dir, "studio-bridge", "terminal_history")
+	h.path = filepath.Join(dir, "terminal_history")
 	f, err := os.Open(h.path)
 	if err != nil {
 		return h

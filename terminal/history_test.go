@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
 )
 
 // TestHistoryRoundTrip: a chunk typed over several lines is one entry, it
@@ -12,8 +14,11 @@ import (
 // runs the same, and a file from an older version (one line per entry,
 // fragments included) still loads.
 func TestHistoryRoundTrip(t *testing.T) {
+	// the config directory studio-bridge uses (STUDIO_BRIDGE_CONFIG_DIR),
+	// not the user's config folder
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	path := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "studio-bridge", "terminal_history")
+	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
+	path := filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}

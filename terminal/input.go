@@ -28,9 +28,7 @@ func (r *repl) setupIO(stdin io.Reader, stdout, stderr io.Writer) (restore func(
 			r.hist = loadHistory()
 			t.History = editorHistory{r.hist}
 			r.screen = out
-			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
-				_ = t.SetSize(w, h) // only fails for sizes GetSize never returns
-			}
+			_ = t.SetSize(screenSize(term.GetSize(int(out.Fd())))) // fails for no size screenSize returns
 			r.out, r.msg, r.prompts, r.colour, r.aligned = t, t, io.Discard, true, true
 			r.read = func(prompt string) (string, error) {
 				t.SetPrompt(prompt)
@@ -56,6 +54,20 @@ func (r *repl) setupIO(stdin io.Reader, stdout, stderr io.Writer) (restore func(
 		return strings.TrimRight(line, "\r\n"), err
 	}
 	return func() {}
+}
+
+// screenSize is the line editor's size: the terminal's, or 80×24 where it
+// reports none (a pseudo-terminal nobody sized, e.g. `script` in CI,
+// answers 0×0, and a width of 0 would put every character on a line of
+// its own).
+func screenSize(w, h int, err error) (int, int) {
+	if err != nil || w <= 0 {
+		w = 80
+	}
+	if err != nil || h <= 0 {
+		h = 24
+	}
+	return w, h
 }
 
 // isTerminal reports whether w is a terminal.

@@ -57,7 +57,7 @@ func (r *repl) printOutcome(o commands.Outcome) {
 		r.printColoured("33", "cancelled")
 		return
 	}
-	r.printColoured("31", o.Err.Error())
+	r.printFailure(o.Err.Error())
 	if o.Detail != "" {
 		r.say("  %s", o.Detail)
 	}
@@ -68,6 +68,13 @@ func (r *repl) printOutcome(o commands.Outcome) {
 	case errors.As(o.Err, &ce):
 		fmt.Fprint(r.msg, commands.RenderSessions(ce.sessions, time.Now(), r.aligned))
 	}
+}
+
+// printFailure says that an entry failed (a script error, a refused
+// command), in red, and counts it for the exit status of piped input.
+func (r *repl) printFailure(text string) {
+	r.failures++
+	r.printColoured("31", text)
 }
 
 // printColoured says text in an ANSI colour (on a terminal).

@@ -17,6 +17,7 @@ func (r *repl) exec(src string) {
 // reattaches (see reattach) and runs once more.
 func (r *repl) runCommand(d *commands.Definition, args any) {
 	if d.NeedsSession && !r.attached {
+		r.failures++
 		r.say("Not attached to a session: .sessions lists them, .connect <id> attaches.")
 		return
 	}
@@ -60,6 +61,6 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 		}
 	}
 	if res.Failure != "" {
-		r.printColoured("31", res.Failure)
+		r.printFailure(res.Failure)
 	}
 }

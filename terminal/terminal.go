@@ -51,6 +51,9 @@ func Run(ctx context.Context, opts Options) error {
 		r.endLine()
 		return nil
 	}
+	// attaching is no entry of the input: an entry that needs a session
+	// fails (and counts) by itself
+	r.failures = 0
 	return r.loop()
 }
 
@@ -77,8 +80,11 @@ type repl struct {
 	hist    *history // in raw mode
 	// histFailed is set once saving the history failed (and was logged).
 	histFailed bool
-	session    protocol.SessionInfo
-	attached   bool
+	// failures counts what failed (a script error, a refused command):
+	// piped input with failures exits 1.
+	failures int
+	session  protocol.SessionInfo
+	attached bool
 	// defaultContext is the context .connect picks in Play mode, as at
 	// startup: where exec runs scripts.
 	defaultContext protocol.Context
@@ -99,7 +105,7 @@ func (r *repl) loop() error {
 	for {
 		entry, err := r.readEntry()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return r.outcome()
 		}
 		if err != nil {
 			return err
@@ -107,12 +113,22 @@ func (r *repl) loop() error {
 		r.remember(entry)
 		if isDotCommand(entry) {
 			if errors.Is(r.dot(entry), errExit) {
-				return nil
+				return r.outcome()
 			}
 			continue
 		}
 		r.exec(entry)
 	}
+}
+
+// outcome is how the terminal ends: from a pipe or a file, as a script
+// does, with an error (exit 1) when any entry failed; a person at a
+// terminal has seen each failure and leaves with none.
+func (r *repl) outcome() error {
+	if r.screen != nil || r.failures == 0 {
+		return nil
+	}
+	return fmt.Errorf("the input had %d failure%s (see above)", r.failures, plural(r.failures))
 }
 
 // isDotCommand reports whether an entry is a dot-command line.

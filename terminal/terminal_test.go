@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -72,6 +74,7 @@ func TestTerminalPiped(t *testing.T) {
 		".logs 5",
 		".query Workspace.SpawnLocation",
 		".query Workspace.Nope",
+		".script read ServerScriptService.Main",
 		"error('x')",
 		".context server",
 		".nope",
@@ -83,7 +86,10 @@ func TestTerminalPiped(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+	// five entries fail (.query Workspace.Nope, error('x'), .context
+	// server, .nope, print(1) detached); the rest still run, and the
+	// terminal ends as a failed script does
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err == nil || err.Error() != "the input had 5 failures (see above)" {
 		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
 	}
 	for _, want := range []string{
@@ -94,6 +100,8 @@ func TestTerminalPiped(t *testing.T) {
 		"Position = Vector3(0, 4, 0)",
 		".logs [count]", // .help's list
 		".run <file>",
+		"1  local a = 1\n2  print(a)\n", // .script read: a group's leaf
+		".script read <path>",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())
@@ -115,6 +123,31 @@ func TestTerminalPiped(t *testing.T) {
 	}
 }
 
+// Input from a pipe or a file ends as a script does: exit status 0 when
+// every entry ran, an error (exit 1) when any failed; the entries after a
+// failure still run.
+func TestTerminalPipedExitStatus(t *testing.T) {
+	port := studioPort(t)
+	for _, tc := range []struct {
+		in, err string
+	}{
+		{"print(1)\n.state\n", ""},
+		{"error('x')\nprint(1)\n", "the input had 1 failure (see above)"},
+		{".run\n.nope\n.exit\nprint(1)\n", "the input had 2 failures (see above)"},
+	} {
+		var out, errb bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err := runTerminal(ctx, port, Options{In: strings.NewReader(tc.in), Out: &out, Err: &errb})
+		cancel()
+		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("%q: %v, want %q\nstderr %s", tc.in, err, tc.err, errb.String())
+		}
+		if tc.err == "the input had 1 failure (see above)" && !strings.Contains(out.String(), "one\n") {
+			t.Errorf("the entry after the failure did not run: %q", out.String())
+		}
+	}
+}
+
 // TestTerminalPipedStdoutHoldsOnlyResults: with input and output piped,
 // stdout holds what the scripts printed and returned and nothing else; the
 // banner, notices, warnings and errors go to stderr, and no prompt goes
@@ -125,7 +158,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err != nil {
+	if err := runTerminal(ctx, port, Options{In: strings.NewReader(in), Out: &out, Err: &errb}); err == nil || !strings.Contains(err.Error(), "5 failures") {
 		t.Fatalf("%v: %s\n%s", err, errb.String(), out.String())
 	}
 	if want := "one\n42\nVector3(1, 2, 3)\nStarting...\n"; out.String() != want {
@@ -147,7 +180,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 // clearing a line, Ctrl-D exiting.
 func TestTerminalPTY(t *testing.T) {
 	port := studioPort(t)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	scr := ptytest.Record(master)
@@ -197,7 +230,7 @@ func TestTerminalPTY(t *testing.T) {
 	if !strings.Contains(scr.String(), "\x1b[33m") {
 		t.Errorf("no colour on a terminal:\n%q", scr.String())
 	}
-	if _, err := os.Stat(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history"); err != nil {
+	if _, err := os.Stat(filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history")); err != nil {
 		t.Errorf("history not saved: %v", err)
 	}
 }
@@ -480,14 +513,14 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 }
 
 // ptyTerminal runs the terminal in a pseudo-terminal, with a user config
-// directory (XDG_CONFIG_HOME, where the history file goes) of the test's
+// directory (STUDIO_BRIDGE_CONFIG_DIR, where the history file goes) of the test's
 // own: what it shows, a way to type, and its exit code when it ends.
 // The terminal runs in this process (under -race, beside the fake Studio),
 // so on Windows ptytest.Open skips: a pseudo console reaches only a child
 // process. test/emulator's terminal test runs the binary on one there.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
 	done := make(chan error, 1)
@@ -601,7 +634,7 @@ func TestTerminalPTYChunkHistory(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, scr.String())
 	}
 	scr.WaitFor(t, `(1 line, from "if true then"), which was not run`) // Ctrl-D inside a chunk says it was not run
-	raw, err := os.ReadFile(os.Getenv("XDG_CONFIG_HOME") + "/studio-bridge/terminal_history")
+	raw, err := os.ReadFile(filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history"))
 	if err != nil {
 		t.Fatal(err)
 	}

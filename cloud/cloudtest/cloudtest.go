@@ -4,9 +4,14 @@
 // for tests of package cloud and of `studio-bridge exec --cloud`.
 //
 // It is not a Luau VM: a test registers a canned Outcome per script (or a
-// default), and the server walks each task through QUEUED and PROCESSING to
-// that outcome, one state per poll. Faults (429 with or without
-// Retry-After, 5xx, a dropped connection) are injected per endpoint.
+// default, or a Runner that answers from the script, such as a Suite), and
+// the server walks each task through QUEUED and PROCESSING to that outcome,
+// one state per poll, or in time when the outcome or the server has delays
+// (cold and warm starts, an outcome's Delay). Like the reference it runs at
+// most MaxUnfinished unfinished tasks per place (the next create gets 429),
+// and it can make unpinned tasks land on another version (Race). Faults
+// (429 with or without Retry-After, 5xx, a dropped connection) are
+// injected per endpoint.
 package cloudtest
 
 import (
@@ -41,6 +46,11 @@ type Outcome struct {
 	Logs []string
 	// Never keeps the task PROCESSING forever.
 	Never bool
+	// Delay is how long the task runs once started (wall time); a task
+	// whose Delay exceeds its timeout fails with DEADLINE_EXCEEDED then.
+	// With Delay (or a server's start delays) states follow the clock,
+	// not polls.
+	Delay time.Duration
 }
 
 // Fault answers matching requests instead of the endpoint.
@@ -95,8 +105,27 @@ type Server struct {
 	// ShortPath answers paths without the versions/… segment when the
 	// create named no version (the reference allows both forms).
 	ShortPath bool
+	// Runner, when set, decides each task's outcome from its script and
+	// the place version it runs (before Scripts and Default).
+	Runner func(script string, version int64) Outcome
+	// OtherPlaces are more places of the universe: place ID → latest
+	// version (Place's is Versions).
+	OtherPlaces map[int64]int64
+	// MaxUnfinished is how many unfinished tasks a place runs; the next
+	// create is refused with 429 (the reference's limit: 10). 0 means 10;
+	// RetryAfter, when set, goes with that 429 as Retry-After.
+	MaxUnfinished int
+	RetryAfter    string
+	// ColdStart and WarmStart delay a task's start: cold on the first task
+	// of a place version (a server must load it), warm after.
+	ColdStart, WarmStart time.Duration
+	// Race makes the next Race unpinned tasks run the version before the
+	// latest (a server still on it, or another job's upload in between).
+	Race int
 
 	faults   []*Fault
+	warm     map[string]bool // "place/version" with a started server
+	refused  int             // creates refused for the per-place limit
 	tasks    map[string]*task
 	requests []Request
 	uploads  [][]byte
@@ -106,14 +135,22 @@ type Server struct {
 type task struct {
 	out     Outcome
 	polls   int
+	place   int64
 	version int64
 	script  string
 	timeout string
+	pinned  bool
+	// timed tasks follow the clock: QUEUED until start, PROCESSING until
+	// end, then final (or DEADLINE_EXCEEDED when deadline cut it).
+	timed      bool
+	start, end time.Time
+	deadline   bool
 }
 
 // New starts a stand-in with universe 1, place 2 at version 7.
 func New() *Server {
-	s := &Server{Key: Key, Universe: 1, Place: 2, Versions: 7, PageSize: 2, Scripts: map[string]Outcome{}, tasks: map[string]*task{}}
+	s := &Server{Key: Key, Universe: 1, Place: 2, Versions: 7, PageSize: 2, Scripts: map[string]Outcome{}, tasks: map[string]*task{},
+		OtherPlaces: map[int64]int64{}, warm: map[string]bool{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -163,8 +200,10 @@ func (s *Server) Uploads() [][]byte {
 // TaskInfo is what the server knows of a created task.
 type TaskInfo struct {
 	Path, Script, Timeout string
-	Version               int64
-	Polls                 int
+	Place, Version        int64
+	// Pinned reports a create that named the version.
+	Pinned bool
+	Polls  int
 }
 
 // Tasks lists the created tasks.
@@ -173,7 +212,7 @@ func (s *Server) Tasks() []TaskInfo {
 	defer s.mu.Unlock()
 	var out []TaskInfo
 	for p, t := range s.tasks {
-		out = append(out, TaskInfo{Path: p, Script: t.script, Timeout: t.timeout, Version: t.version, Polls: t.polls})
+		out = append(out, TaskInfo{Path: p, Script: t.script, Timeout: t.timeout, Place: t.place, Version: t.version, Pinned: t.pinned, Polls: t.polls})
 	}
 	return out
 }
@@ -245,6 +284,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler)
 	}
+	if ra, ok := answer.(retryAfterBody); ok {
+		w.Header().Set("Retry-After", ra.seconds)
+		answer = errBody("RESOURCE_EXHAUSTED", "Too many unfinished tasks for this place.")
+	}
 	writeJSON(w, status, answer)
 }
 
@@ -271,13 +314,14 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 	}
 	u, _ := strconv.ParseInt(parts[1], 10, 64)
 	pl, _ := strconv.ParseInt(parts[3], 10, 64)
-	if u != s.Universe || pl != s.Place {
+	latest, known := s.latest(pl)
+	if u != s.Universe || !known {
 		return http.StatusNotFound, errBody("NOT_FOUND", "The place does not exist.")
 	}
-	version, explicit := s.Versions, false
+	version, explicit := latest, false
 	if len(parts) == 7 && parts[4] == "versions" {
 		v, err := strconv.ParseInt(parts[5], 10, 64)
-		if err != nil || v < 1 || v > s.Versions {
+		if err != nil || v < 1 || v > latest {
 			return http.StatusNotFound, errBody("NOT_FOUND", "The place version does not exist.")
 		}
 		version, explicit = v, true
@@ -298,8 +342,22 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 			return http.StatusBadRequest, errBody("INVALID_ARGUMENT", "timeout must be a duration in seconds up to 300s")
 		}
 	}
+	if s.unfinished(pl) >= cmp.Or(s.MaxUnfinished, 10) {
+		s.refused++
+		if s.RetryAfter != "" {
+			return http.StatusTooManyRequests, retryAfterBody{s.RetryAfter}
+		}
+		return http.StatusTooManyRequests, errBody("RESOURCE_EXHAUSTED", "Too many unfinished tasks for this place.")
+	}
+	if !explicit && s.Race > 0 && version > 1 {
+		s.Race--
+		version--
+	}
 	out, ok := s.Scripts[in.Script]
-	if !ok {
+	switch {
+	case s.Runner != nil:
+		out = s.Runner(in.Script, version)
+	case !ok:
 		out = s.Default
 	}
 	s.next++
@@ -308,12 +366,42 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 	if s.ShortPath && !explicit {
 		path = fmt.Sprintf("universes/%d/places/%d/luau-execution-sessions/%s/tasks/%s", u, pl, id, id)
 	}
-	s.tasks[path] = &task{out: out, version: version, script: in.Script, timeout: in.Timeout}
+	t := &task{out: out, place: pl, version: version, script: in.Script, timeout: in.Timeout, pinned: explicit}
+	if out.Delay > 0 || s.ColdStart > 0 || s.WarmStart > 0 {
+		t.timed = true
+		startup := s.WarmStart
+		key := fmt.Sprintf("%d/%d", pl, version)
+		if !s.warm[key] {
+			startup = s.ColdStart
+			s.warm[key] = true
+		}
+		now := time.Now()
+		t.start = now.Add(startup)
+		t.end = t.start.Add(out.Delay)
+		if limit, err := time.ParseDuration(cmp.Or(in.Timeout, "300s")); err == nil && out.Delay > limit {
+			t.end, t.deadline = t.start.Add(limit), true
+		}
+	}
+	s.tasks[path] = t
 	return http.StatusOK, map[string]any{"path": path, "user": "1", "state": "QUEUED", "script": in.Script, "createTime": time.Now().UTC().Format(time.RFC3339Nano)}
 }
 
-// state is the task's state after its polls so far.
+// state is the task's state after its polls so far (or, timed, now).
 func (t *task) state() string {
+	if t.timed {
+		now := time.Now()
+		switch {
+		case now.Before(t.start):
+			return "QUEUED"
+		case now.Before(t.end) || t.out.Never:
+			return "PROCESSING"
+		case t.deadline:
+			return "FAILED"
+		case t.out.State != "":
+			return t.out.State
+		}
+		return "COMPLETE"
+	}
 	q, p := t.out.Queued, t.out.Processing
 	switch {
 	case t.polls == 0:
@@ -345,6 +433,9 @@ func (s *Server) get(path string) (int, any) {
 		res["output"] = map[string]any{"results": results}
 	case "FAILED":
 		res["error"] = map[string]any{"code": t.out.Code, "message": t.out.Message}
+		if t.deadline {
+			res["error"] = map[string]any{"code": "DEADLINE_EXCEEDED", "message": "The task exceeded its timeout."}
+		}
 	}
 	return http.StatusOK, res
 }
@@ -355,6 +446,8 @@ func (t *task) visible(whileRunning bool) int {
 	switch {
 	case st != "QUEUED" && st != "PROCESSING":
 		return len(t.out.Logs)
+	case t.timed:
+		return 0
 	case st == "PROCESSING" && whileRunning:
 		return min(t.polls-t.out.Queued, len(t.out.Logs))
 	}
@@ -421,7 +514,10 @@ func texts(msgs []map[string]any) []string {
 
 func (s *Server) upload(r *http.Request, body []byte) (int, any) {
 	var u, p int64
-	if _, err := fmt.Sscanf(r.URL.Path, "/universes/v1/%d/places/%d/versions", &u, &p); err != nil || u != s.Universe || p != s.Place {
+	if _, err := fmt.Sscanf(r.URL.Path, "/universes/v1/%d/places/%d/versions", &u, &p); err != nil || u != s.Universe {
+		return http.StatusNotFound, errBody("NOT_FOUND", "The place does not exist.")
+	}
+	if _, ok := s.latest(p); !ok {
 		return http.StatusNotFound, errBody("NOT_FOUND", "The place does not exist.")
 	}
 	vt := r.URL.Query().Get("versionType")
@@ -438,10 +534,44 @@ func (s *Server) upload(r *http.Request, body []byte) (int, any) {
 	if s.Locked {
 		return http.StatusConflict, errBody("CONFLICT", "Server is busy")
 	}
-	s.Versions++
 	s.uploads = append(s.uploads, body)
+	if p != s.Place {
+		s.OtherPlaces[p]++
+		return http.StatusOK, map[string]any{"versionNumber": s.OtherPlaces[p]}
+	}
+	s.Versions++
 	return http.StatusOK, map[string]any{"versionNumber": s.Versions}
 }
+
+// latest is a place's latest version, and whether the place exists.
+func (s *Server) latest(place int64) (int64, bool) {
+	if place == s.Place {
+		return s.Versions, true
+	}
+	v, ok := s.OtherPlaces[place]
+	return v, ok
+}
+
+// unfinished counts a place's tasks that have not ended.
+func (s *Server) unfinished(place int64) int {
+	n := 0
+	for _, t := range s.tasks {
+		if st := t.state(); t.place == place && (st == "QUEUED" || st == "PROCESSING") {
+			n++
+		}
+	}
+	return n
+}
+
+// Refused counts creates refused with 429 for the per-place limit.
+func (s *Server) Refused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// retryAfterBody is a 429 answer that carries Retry-After.
+type retryAfterBody struct{ seconds string }
 
 func errBody(code, msg string) map[string]any {
 	return map[string]any{"code": code, "message": msg}

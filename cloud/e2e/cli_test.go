@@ -260,7 +260,8 @@ func TestTestCloud(t *testing.T) {
 	}
 	bp := newBridgePort(t)
 	junit := filepath.Join(t.TempDir(), "junit.xml")
-	r := runBinary(t, env(t, s, bp), "test", "--cloud", "--place-file", place, "--root", "ReplicatedStorage.Tests", "--json", "--junit", junit)
+	// one task (--parallel 1), and no upload cache left in this folder
+	r := runBinary(t, env(t, s, bp), "test", "--cloud", "--place-file", place, "--root", "ReplicatedStorage.Tests", "--json", "--junit", junit, "--parallel", "1", "--no-upload-cache")
 	if r.Code != 1 {
 		t.Fatalf("exit %d, want 1 (a test failed)\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}

@@ -21,7 +21,7 @@ import (
 // PreHandshakeMaxFrameBytes) while nClients joined clients each send one
 // maximum-size frame (ClientMaxFrameBytes, a ping padded with an unknown
 // member) at once; every client gets its pong. Bounded by the frame budget
-// (FrameBudgetBytes), the host holds at most two such frames at once
+// (ClientFrameBudgetBytes), the host holds at most two such frames at once
 // instead of 32. Reported: the host's RSS before, its peak RSS (VmHWM) and
 // how long all the clients took to be answered. Run it with -benchtime 1x:
 //

@@ -171,6 +171,11 @@ func TestDeepNestingDoesNotCrashTheHost(t *testing.T) {
 		pl := dialWS(t, port, protocol.PathPlugin)
 		pl.send(hello)
 		pl.expect(protocol.TypeWelcome)
+		// A socket reads only small frames until it attaches a session
+		// (PROTOCOL.md 4): attach one, so the large frames below reach
+		// the depth check.
+		pl.send(protocol.Attach{Ref: "e", InstanceID: "deep", Context: protocol.ContextEdit, State: protocol.StateEdit})
+		pl.expect(protocol.TypeAttached)
 		for _, tt := range []struct {
 			name string
 			conn *rawWS

@@ -81,9 +81,9 @@ func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
 	})
 
 	t.Run("terminal", func(t *testing.T) {
-		stdout, stderr := terminalPiped(t, port, ".exec --play print(1)\n.play status\n")
-		if !strings.Contains(stderr, fmt.Sprintf(refusal, "Play")) || !strings.Contains(stdout, "State:  Play") {
-			t.Errorf(".exec --play during a test:\nstdout %q\nstderr %q", stdout, stderr)
+		stdout, stderr, code := terminalPipedCode(t, port, ".exec --play print(1)\n.play status\n")
+		if code != 1 || !strings.Contains(stderr, fmt.Sprintf(refusal, "Play")) || !strings.Contains(stdout, "State:  Play") {
+			t.Errorf(".exec --play during a test: exit %d (want 1: an entry failed)\nstdout %q\nstderr %q", code, stdout, stderr)
 		}
 		stillIn(t, "Play", "edit,server,client")
 	})

@@ -89,6 +89,11 @@ func TestExecIsOneUndoStep(t *testing.T) {
 	}
 	historyStep(t, studio, "undo")
 
+	// a script that only reads leaves nothing to undo: no undoable at all
+	if r, code := execJSON(`return workspace.SpawnLocation.Anchored`); code != 0 || !r.Success || r.Undoable != nil {
+		t.Fatalf("read-only exec: exit %d, %+v (undoable %v), want success and no undoable", code, r, r.Undoable)
+	}
+
 	// a script that errors half way: what it did is still one undo step
 	r, code = execJSON(`Instance.new("Folder", workspace).Name = "Half" error("boom")`)
 	if code != 1 || r.Success || !strings.Contains(r.Error, "boom") || r.Undoable == nil || !*r.Undoable {

@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -100,17 +102,33 @@ func TestPlayControlCLI(t *testing.T) {
 }
 
 // terminalPiped runs the terminal with input on stdin (not a terminal):
-// stdout carries only what the commands answer.
+// stdout carries only what the commands answer. Every entry must succeed.
 func terminalPiped(t *testing.T, port int, input string) (stdout, stderr string) {
+	t.Helper()
+	stdout, stderr, code := terminalPipedCode(t, port, input)
+	if code != 0 {
+		t.Fatalf("terminal: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
+// terminalPipedCode is terminalPiped for input that may fail: its exit
+// code too (1 when an entry failed).
+func terminalPipedCode(t *testing.T, port int, input string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := userCmd(t, "", port, "terminal", "--wait", "20s")
 	cmd.Stdin = strings.NewReader(input)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
 		t.Fatalf("terminal: %v\nstdout %s\nstderr %s", err, out.String(), errOut.String())
 	}
-	return out.String(), errOut.String()
+	return out.String(), errOut.String(), code
 }
 
 func TestPlayControlTerminal(t *testing.T) {

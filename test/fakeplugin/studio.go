@@ -16,7 +16,8 @@ var StudioPixels = []byte{255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 2
 // gameId 8), two log lines, a SpawnLocation, and scripts whose behaviour
 // their text picks: containing "error" they fail after printing
 // "Starting...", containing "wait" they never finish, anything else prints
-// "one" and warns "two" and returns 42 and a Vector3.
+// "one" and warns "two" and returns 42 and a Vector3; one script,
+// ServerScriptService.Main, for scriptRead.
 func Studio(action string, payload json.RawMessage) Reply {
 	switch action {
 	case "state":
@@ -64,6 +65,16 @@ func Studio(action string, payload json.RawMessage) Reply {
 		return Reply{Progress: []any{line("Print", "one"), line("Warning", "two")},
 			Payload: map[string]any{"success": true, "logs": []any{line("Print", "one"), line("Warning", "two")},
 				"returnValues": []any{42, map[string]any{"$type": "Vector3", "value": []float64{1, 2, 3}}}}}
+	case "scriptRead":
+		var req struct {
+			Path string `json:"path"`
+		}
+		_ = json.Unmarshal(payload, &req)
+		if strings.TrimPrefix(req.Path, "game.") != "ServerScriptService.Main" {
+			return Reply{Err: &protocol.Error{Code: protocol.CodeInstanceNotFound, Message: "No instance found at path: game." + strings.TrimPrefix(req.Path, "game.")}}
+		}
+		return Reply{Payload: map[string]any{"path": "game.ServerScriptService.Main", "className": "Script", "hash": "0123456789abcdef",
+			"lineCount": 3, "fromEditor": true, "source": "local a = 1\nprint(a)\n"}}
 	case "screenshot":
 		return Reply{Payload: map[string]any{"width": 2, "height": 2, "format": "rgba8", "data": StudioPixels}, ChunkSize: 8}
 	}

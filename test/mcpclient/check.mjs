@@ -128,10 +128,10 @@ async function connect() {
 const { client, close } = await connect();
 try {
   if (opts.scenario === "single") {
-    await check("lists the eight tools with schemas", async () => {
+    await check("lists the eleven tools with schemas", async () => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(),
-        ["studio_exec", "studio_logs", "studio_play", "studio_query", "studio_screenshot", "studio_sessions", "studio_state", "studio_test"]);
+        ["studio_exec", "studio_logs", "studio_play", "studio_query", "studio_screenshot", "studio_script_edit", "studio_script_grep", "studio_script_read", "studio_sessions", "studio_state", "studio_test"]);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, "object", `${t.name} input schema`);
         assert.equal(t.outputSchema?.type, "object", `${t.name} output schema`);

@@ -27,6 +27,9 @@ options:
   --game-id <n>         game.GameId; default: the fixture's
   --fixture <file>      instance tree JSON (default: fixtures/default.json)
   --project <file>      Rojo project of the plugin (default: plugin/default.project.json)
+  --place-project <file>
+                        a game's Rojo project (default.project.json) synced
+                        into the place, as Rojo serve would, over the fixture
   --signal-behavior <b> Deferred (Studio's default) or Immediate: when event
                         handlers run (Workspace.SignalBehavior); default:
                         the fixture's signalBehavior, else Deferred
@@ -34,7 +37,8 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
-                        pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]]
+                        pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]],
+                        script-locked:<path>[:<reason>]
   --max-streams <n>     WebStreamClients open at once in this window, all
                         DataModels together (default 4)
   --stream-lifetime <s> seconds after which "Studio" drops each stream
@@ -49,12 +53,16 @@ options:
   --settings-file <f>   persist plugin settings in <f> (JSON)
   --record-api <file>   on exit, write the Roblox APIs used and provided (JSON)
   --quiet               print nothing but errors
+  --large-place         add a generated place for benchmarks under
+                        Workspace.Large (101,000 instances, 5,000 scripts,
+                        about 20 MB of source)
   -h, --help            this text
 
 stdin commands (one per line):
   play | run | stop | pause | resume
                                    change the run mode
   undo | redo                      Ctrl+Z / Ctrl+Y in the edit DataModel
+  editor-undo <path>               Ctrl+Z in that script's editor tab
   reload [edit|server|client]      Studio reloads the plugin in that DataModel
                                    (default edit): Unloading, then a new copy
   print <text> | warn <text> | error <text> | info <text>
@@ -82,6 +90,7 @@ try {
       'game-id': { type: 'string' },
       fixture: { type: 'string' },
       project: { type: 'string' },
+      'place-project': { type: 'string' },
       'signal-behavior': { type: 'string' },
       fault: { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
@@ -93,6 +102,7 @@ try {
       'settings-file': { type: 'string' },
       'record-api': { type: 'string' },
       quiet: { type: 'boolean' },
+      'large-place': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -157,6 +167,7 @@ try {
     gameId: args['game-id'] === undefined ? undefined : Number(args['game-id']),
     fixture: args.fixture,
     project: args.project,
+    placeProject: args['place-project'],
     signalBehavior: args['signal-behavior'],
     faults: args.fault || [],
     maxStreams,
@@ -168,6 +179,7 @@ try {
     settingsFile: args['settings-file'],
     recordApi: args['record-api'],
     quiet: args.quiet,
+    largePlace: args['large-place'] === true,
   })
 } catch (err) {
   fail(err.message)
@@ -212,6 +224,9 @@ rl.on('line', async (line) => {
       case 'undo':
       case 'redo':
         process.stderr.write(`emulator: ${cmd} ${await window.history(cmd)}\n`)
+        break
+      case 'editor-undo':
+        process.stderr.write(`emulator: ${cmd} ${await window.history(cmd, arg)}\n`)
         break
       case 'reload':
         await window.reloadPlugin(arg || 'edit')

@@ -54,6 +54,15 @@ function parseClassFile(file, security, classes) {
         addMember(cls, getter[1], 'Property', security, { readonly: true })
         continue
       }
+      // a setter at a level plugins have (RunContext: read in None, written
+      // with PluginSecurity) makes the property writable
+      const setter = /^ {4}set (\w+)\(value: .*\);$/.exec(line)
+      if (setter) {
+        const member = cls.members.get(setter[1])
+        if (member) member.readonly = false
+        else addMember(cls, setter[1], 'Property', security, { readonly: false })
+        continue
+      }
       const method = /^ {4}(\w+)(?:<[^(]*>)?\(this/.exec(line)
       if (method) {
         addMember(cls, method[1], 'Method', security)

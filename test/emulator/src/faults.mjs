@@ -31,6 +31,11 @@
 //                              server, client; default any) raise, as when an
 //                              earlier copy of the plugin left its binding
 //                              behind
+//   script-locked:<path>[:<reason>] the script at <path> (its full name,
+//                              e.g. ServerScriptService.Main) refuses every
+//                              change: UpdateSourceAsync and Source
+//                              assignment raise, as for a script another
+//                              Team Create collaborator holds
 //
 // "*" as <action> matches every action.
 
@@ -81,9 +86,12 @@ export function parseFault(spec) {
       }
       return { kind, context, remaining: n }
     }
+    case 'script-locked':
+      if (!parts[1]) throw new Error(`fault ${spec}: want script-locked:<path>[:<reason>]`)
+      return { kind, path: parts[1], reason: parts.slice(2).join(':') || 'locked by another Team Create collaborator (emulated fault)' }
     default:
       throw new Error(
-        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, http-denied, pc-drop-unbound or pc-bind-fail`,
+        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, http-denied, pc-drop-unbound, pc-bind-fail or script-locked`,
       )
   }
 }
@@ -160,6 +168,10 @@ export class Faults {
       if (!f) return undefined
       f.remaining -= 1
       return true
+    }
+    if (name.startsWith('script-locked:')) {
+      const path = name.slice('script-locked:'.length)
+      return this.list.find((x) => x.kind === 'script-locked' && x.path === path)?.reason
     }
     return undefined
   }

@@ -12,7 +12,7 @@ import WebSocket from 'ws'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
-const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'pluginconnection', 'capture', 'testkit', 'boot']
+const RUNTIME_FILES = ['core', 'json', 'datatypes', 'instances', 'services', 'scripteditor', 'pluginconnection', 'capture', 'testkit', 'boot']
 const runtimeSources = Object.fromEntries(
   RUNTIME_FILES.map((name) => [name, readFileSync(path.join(here, '..', 'runtime', `${name}.luau`), 'utf8')]),
 )
@@ -203,18 +203,19 @@ export class DataModel {
     this.luau = await LuauState.createAsync({ __host: this.hostApi() })
     const chunks = RUNTIME_FILES.map((name) => this.luau.loadstring(runtimeSources[name], `=runtime/${name}`, true))
     const bootstrap = this.luau.loadstring(
-      `local core, json, datatypes, instances, services, pluginconnection, capture, testkit, boot, configJson, pluginJson = ...
+      `local core, json, datatypes, instances, services, scripteditor, pluginconnection, capture, testkit, boot, configJson, pluginJson = ...
       local rt = { host = __host, globals = {} }
       core()(rt)
       json()(rt)
       datatypes()(rt)
       instances()(rt)
       services()(rt)
+      scripteditor()(rt)
       pluginconnection()(rt)
       capture()(rt)
       testkit()(rt)
       -- the fixture's JSON comes last, in parts (chunked)
-      local fixtureJson = table.concat({ select(12, ...) })
+      local fixtureJson = table.concat({ select(13, ...) })
       return boot()(rt, configJson, fixtureJson, pluginJson)`,
       '=runtime/bootstrap',
       true,

@@ -39,7 +39,7 @@ const MESSAGE_LABEL = {
 
 export class Window {
   // options: { port, contexts, instance, place, placeId, gameId, fixture,
-  //            project, signalBehavior, faults, quiet, settingsFile, out,
+  //            project, placeProject, signalBehavior, faults, quiet, settingsFile, out,
   //            err, recordApi, maxStreams, streamLifetime, clientLocalhost,
   //            pluginConnectionService }
   constructor(options) {
@@ -63,6 +63,12 @@ export class Window {
     this.studioTest = new StudioTest(this)
     this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     expandPackages(this.fixture) // package nodes (TestEZ) become their instance trees
+    if (options.placeProject) {
+      // a game's Rojo project, synced into the place as Rojo would
+      const notes = []
+      mergeProject(this.fixture, loadRojoProject(options.placeProject, { place: true, notes }))
+      for (const note of notes) this.log(`note: ${note}`)
+    }
     validateFixture(this.fixture, this.classDb)
     this.signalBehavior = options.signalBehavior ?? this.fixture.signalBehavior ?? 'Deferred'
     if (!SIGNAL_BEHAVIORS.includes(this.signalBehavior)) {
@@ -151,6 +157,7 @@ export class Window {
       // the viewport: --viewport, else the fixture's, else Studio's usual 1920x1080
       screenshot: this.options.viewport ?? { ...DEFAULT_VIEWPORT, ...(this.fixture.screenshot || {}) },
       startScripts: this.options.startScripts !== false,
+      largePlace: this.options.largePlace === true,
     }
   }
 
@@ -262,10 +269,10 @@ export class Window {
   }
 
   // Ctrl+Z / Ctrl+Y in the edit DataModel: the step's name, or why not.
-  async history(which) {
+  async history(which, arg) {
     const edit = this.models.get('edit')
     if (!edit) throw new Error('no edit DataModel')
-    return edit.command(which)
+    return edit.command(which, arg)
   }
 
   // Studio reloads the plugin in one DataModel: Unloading for the running
@@ -310,6 +317,34 @@ export class Window {
 // writes starts with StudioBridge (plugin/README.md, "Settings").
 export function seedKey(key) {
   return key.startsWith('StudioBridge') ? key : `StudioBridge${key}`
+}
+
+// A Rojo tree node as a fixture node.
+function fixtureNode(node) {
+  const out = { className: node.className, name: node.name }
+  const properties = { ...(node.properties || {}) }
+  if (node.source !== undefined) properties.Source = node.source
+  if (Object.keys(properties).length) out.properties = properties
+  if (node.children.length) out.children = node.children.map(fixtureNode)
+  return out
+}
+
+// mergeProject adds a place project's tree (its DataModel's services) to a
+// fixture's: into the fixture's service of the same name, else as a new one.
+export function mergeProject(fixture, root) {
+  if (root.className !== 'DataModel') throw new Error(`place project ${root.name}: its tree must be a DataModel ($className "DataModel"), not a ${root.className}`)
+  fixture.tree ??= []
+  for (const service of root.children) {
+    const node = fixtureNode(service)
+    const existing = fixture.tree.find((n) => n.name === node.name)
+    if (!existing) {
+      fixture.tree.push(node)
+      continue
+    }
+    if (existing.className !== node.className) throw new Error(`place project: ${node.name} is a ${node.className}, the fixture's is a ${existing.className}`)
+    existing.children = [...(existing.children || []), ...(node.children || [])]
+  }
+  return fixture
 }
 
 // Every class, property and enum in a fixture must exist in the Roblox API.

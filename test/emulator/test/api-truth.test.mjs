@@ -126,8 +126,12 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
         ['screenshot', {}],
         ['subscribe', { events: ['log'], includeInternal: true }],
         ['unsubscribe', { events: ['log'] }],
+        ['exec', { script: 'local s = Instance.new("Script") s.Name = "Api" s.Parent = workspace local ses = game:GetService("ScriptEditorService") ses:OpenScriptDocumentAsync(s) local d = ses:FindScriptDocument(s) if d then d:EditTextAsync("x", 1, 1, 1, 1) end' }],
+        ['scriptRead', { path: 'Workspace.Api', allowPlay: true }],
+        ['scriptGrep', { pattern: 'x', root: 'Workspace', allowPlay: true, ignoreCase: true }],
+        ['scriptEdit', { edits: [{ path: 'Workspace.Api', source: 'y' }, { path: 'Workspace.Made', create: true, className: 'Script', runContext: 'Server', source: 'z' }] }],
       ]
-      for (const [action, payload] of calls) await host.call(s, action, payload)
+      for (const [action, payload] of calls) await host.call(s, action, payload, { timeoutMs: 120000 })
     }
     await window.setRunState('Paused')
     await new Promise((r) => setTimeout(r, 1200))
@@ -174,6 +178,11 @@ describe(`API truth check against @rbxts/types ${typesVersion()}`, () => {
       'datatype:Font.Weight',
       'datatype:DateTime.ToIsoDate',
       'datatype:PhysicalProperties.ElasticityWeight',
+      'ScriptEditorService.UpdateSourceAsync',
+      'ScriptEditorService.FindScriptDocument',
+      'ScriptEditorService.GetEditorSource',
+      'ScriptDocument.GetText',
+      'BaseScript.RunContext',
     ]) {
       assert.ok(usage.used.includes(key), `expected the plugin to use ${key}`)
     }

@@ -96,7 +96,7 @@ describe('exec output up to the caps, with deferred signals and the default LogC
     assert.deepEqual(r.progress, r.payload.logs)
     // the DataModel is still there, and the next exec starts afresh
     const next = await exec('print("again") return 1')
-    assert.deepEqual(next.payload, { success: true, logs: [{ level: 'Print', body: 'again' }], returnValues: [1], undoable: true })
+    assert.deepEqual(next.payload, { success: true, logs: [{ level: 'Print', body: 'again' }], returnValues: [1] })
   })
 
   test('3,000 lines of 2 KiB: captured up to 4 MiB, the rest dropped', async () => {

@@ -116,7 +116,7 @@ function checkPlainOutput(r, label) {
       success: true,
       logs: r.progress,
       returnValues: [7, 'x', null, { $type: 'Vector3', value: [1, 2, 3] }],
-      ...(label === 'edit' ? { undoable: true } : {}),
+      // it changes nothing, so there is nothing to undo: no undoable
     },
     label,
   )
@@ -134,9 +134,8 @@ async function checkPersistentGlobals(host, s, label) {
       'return execCounter',
     ].join('\n'),
   })
-  // one undo step per exec in the edit DataModel (plugin/README.md, exec)
-  const undo = label === 'edit' ? { undoable: true } : {}
-  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [], ...undo }, label)
+  // globals live in the exec environment, not the DataModel: no undo step
+  assert.deepEqual(r.payload, { success: true, returnValues: [1], logs: [] }, label)
   r = await host.call(s, 'exec', { script: 'shout("hi")\nexecCounter += 1\nreturn double(4), execCounter, hidden, script, plugin' })
   assert.deepEqual(r.payload.returnValues, [8, 2, null, null, null], label)
   assert.deepEqual(r.progress, [{ level: 'Print', body: 'hi' }], `${label}: captured once, by the calling exec`)
@@ -269,6 +268,24 @@ describe('edit window against a protocol-level host', () => {
     for (const n of ['Workspace', 'Lighting', 'ReplicatedStorage', 'LogService']) assert.ok(names.includes(n), n)
   })
 
+  test('query: a path whose segment names several siblings says so (duplicates)', async () => {
+    let r = await host.call(session, 'exec', {
+      script: 'for i = 1, 3 do local f = Instance.new("Folder") f.Name = "Twin" f.Parent = workspace end local v = Instance.new("IntValue") v.Name = "Inner" v.Parent = workspace.Twin',
+    })
+    assert.equal(r.payload.success, true, r.payload.error)
+    try {
+      r = await host.call(session, 'query', { path: 'Workspace.Twin.Inner', properties: ['Name'] })
+      assert.equal(r.payload.instance.path, 'game.Workspace.Twin.Inner')
+      assert.deepEqual(r.payload.duplicates, [{ path: 'game.Workspace.Twin', count: 3 }])
+      r = await host.call(session, 'query', { path: 'Workspace.Twin', children: true })
+      assert.deepEqual(r.payload.duplicates, [{ path: 'game.Workspace.Twin', count: 3 }])
+      r = await host.call(session, 'query', { path: 'Workspace.SpawnLocation', properties: ['Name'] })
+      assert.equal(r.payload.duplicates, undefined)
+    } finally {
+      await host.call(session, 'exec', { script: 'while workspace:FindFirstChild("Twin") do workspace.Twin:Destroy() end' })
+    }
+  })
+
   test('query: default properties come from ReflectionService', async () => {
     const r = await host.call(session, 'query', { path: 'Workspace.SpawnLocation' })
     const props = r.payload.instance.properties
@@ -283,10 +300,33 @@ describe('edit window against a protocol-level host', () => {
     checkPlainOutput(await host.call(session, 'exec', { script: plainOutputScript }), 'edit')
   })
 
+  test('exec: undoable says whether there is something to undo', async () => {
+    const make = 'local p = Instance.new("Part") p.Name = "UndoMe" p.Parent = workspace'
+    try {
+      // a change: one undo step, also when the same script ran just before
+      // (the step on top then has the same name)
+      for (let i = 0; i < 2; i++) {
+        const r = await host.call(session, 'exec', { script: make })
+        assert.deepEqual(r.payload, { success: true, logs: [], undoable: true }, `run ${i + 1}`)
+      }
+      // reading only: nothing to undo, so no undoable at all
+      let r = await host.call(session, 'exec', { script: 'return #workspace:GetChildren() > 0' })
+      assert.deepEqual(r.payload, { success: true, logs: [], returnValues: [true] })
+      // a change that fails halfway is still one step
+      r = await host.call(session, 'exec', { script: 'workspace.UndoMe.Name = "Renamed" error("half")' })
+      assert.equal(r.payload.undoable, true)
+      // history = false: not recorded
+      r = await host.call(session, 'exec', { script: make, history: false })
+      assert.equal(r.payload.undoable, false)
+    } finally {
+      await host.call(session, 'exec', { script: 'for _, c in workspace:GetChildren() do if c.Name == "UndoMe" or c.Name == "Renamed" then c:Destroy() end end', history: false })
+    }
+  })
+
   test('exec: compile and runtime errors are results', async () => {
     let r = await host.call(session, 'exec', { script: 'print("before")\nlocal x = nil\nreturn x.Name' })
     assert.equal(r.ok, true)
-    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", logs: [{ level: 'Print', body: 'before' }], undoable: true })
+    assert.deepEqual(r.payload, { success: false, error: "Script:3: attempt to index nil with 'Name'", traceback: 'Script:3\n', logs: [{ level: 'Print', body: 'before' }] })
     r = await host.call(session, 'exec', { script: 'return (' })
     assert.equal(r.payload.success, false)
     assert.match(r.payload.error, /^Script:1: Expected identifier/)
@@ -296,6 +336,7 @@ describe('edit window against a protocol-level host', () => {
     assert.deepEqual(r.payload.returnValues, [1])
     r = await host.call(session, 'exec', { script: 'error("boom")', chunkName: 'MyChunk' })
     assert.equal(r.payload.error, 'MyChunk:1: boom')
+    assert.equal(r.payload.traceback, 'MyChunk:1\n')
   })
 
   test('exec: the environment hides the plugin', async () => {
@@ -544,6 +585,7 @@ describe('exec in an edit window: all Output while the script runs; one environm
   test('exec: Output queued just before the script ends is not lost', async () => {
     const r = await host.call(session, 'exec', {
       script: [
+        '-- queued output', // named apart from the previous test's undo step
         'local m = Instance.new("ModuleScript")',
         `m.Source = 'print("last words") return function() print("deferred") end'`,
         'task.defer(require(m))',
@@ -557,7 +599,6 @@ describe('exec in an edit window: all Output while the script runs; one environm
         { level: 'Print', body: 'last words' },
         { level: 'Print', body: 'deferred' },
       ],
-      undoable: true,
     })
     assert.deepEqual(r.progress, r.payload.logs)
   })
@@ -683,6 +724,7 @@ describe('Play mode: three DataModels, one window', () => {
       assert.deepEqual(r.payload, {
         success: false,
         error: 'Script:3: boom',
+        traceback: 'Script:3\n',
         logs: [
           { level: 'Print', body: 'before' },
           { level: 'Warning', body: 'careful' },
@@ -690,7 +732,7 @@ describe('Play mode: three DataModels, one window', () => {
       })
       assert.deepEqual(r.progress, r.payload.logs, c)
       r = await host.call(s, 'exec', { script: 'local t = nil\nreturn t.x', chunkName: 'Mod' })
-      assert.deepEqual(r.payload, { success: false, error: "Mod:2: attempt to index nil with 'x'", logs: [] }, c)
+      assert.deepEqual(r.payload, { success: false, error: "Mod:2: attempt to index nil with 'x'", traceback: 'Mod:2\n', logs: [] }, c)
       r = await host.call(s, 'exec', { script: 'error({code = 1})' })
       assert.equal(r.payload.success, false, c)
       assert.equal(typeof r.payload.error, 'string', c)

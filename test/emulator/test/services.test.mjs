@@ -41,6 +41,12 @@ test('ExecutePlayModeAsync starts Play, yields until EndTest, and returns its va
     await ev('edit', 'local ok, err = pcall(function() game:GetService("StudioTestService"):ExecuteRunModeAsync() end) return ok, err'),
     /true\tfalse\t.*already running/,
   )
+  // Players:GetPlayers() (the README's Play example): the test's player,
+  // none while editing
+  assert.equal(await ev('server', 'local p = game:GetService("Players"):GetPlayers() return #p, p[1].Name'), 'true\t1\tPlayer1')
+  assert.equal(await ev('client', 'return #game.Players:GetPlayers()'), 'true\t1')
+  assert.equal(await ev('edit', 'return #game:GetService("Players"):GetPlayers()'), 'true\t0')
+  assert.match(await ev('server', 'return pcall(function() return game.Players.GetPlayers() end)'), /true\tfalse\t.*Expected ':' not '.'/)
   await ev('server', 'game:GetService("StudioTestService"):EndTest({passed = 7})')
   await until('the test to end', () => !window.models.has('server') && !window.models.has('client'))
   assert.equal(await until('the result', async () => {

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/studio-bridge/studio-bridge/sourcemap"
+)
+
+// The source map applies to every session of the process (issue 24): the
+// CLI says where to look (ConfigureSourceMap) and the first command that
+// prints a location finds and loads it, once; tests set one directly
+// (SetSourceMap). Without a map a location stays a DataModel path, except a
+// chunk named after its file (exec FILE), which is a file already.
+var (
+	sourceMap     atomic.Pointer[sourcemap.Map]
+	sourceMapMu   sync.Mutex
+	sourceMapFind func() // set by ConfigureSourceMap, run once by SourceMap
+)
+
+// SetSourceMap makes m the process's source map (nil: none).
+func SetSourceMap(m *sourcemap.Map) {
+	sourceMapMu.Lock()
+	sourceMapFind = nil
+	sourceMapMu.Unlock()
+	sourceMap.Store(m)
+}
+
+// ConfigureSourceMap says where the process's map is (sourcemap.Discover's
+// options); the map is found when first needed. warn receives, once, the
+// hint for a missing or stale map, the list of mapped files missing on disk,
+// or why a named map could not be read (then no map is used).
+func ConfigureSourceMap(ctx context.Context, o sourcemap.Options, warn func(string)) {
+	ctx = context.WithoutCancel(ctx)
+	sourceMapMu.Lock()
+	defer sourceMapMu.Unlock()
+	sourceMapFind = sync.OnceFunc(func() {
+		found, err := sourcemap.Discover(ctx, o)
+		if err != nil {
+			warn(err.Error() + "; locations stay DataModel paths")
+			return
+		}
+		if found.Hint != "" {
+			warn(found.Hint)
+		}
+		if note := found.MissingNote(); note != "" {
+			warn(note)
+			found.Forget()
+		}
+		sourceMap.Store(found.Map)
+	})
+}
+
+// SourceMap is the process's source map, or nil (a nil *sourcemap.Map maps
+// only file chunk names).
+func SourceMap() *sourcemap.Map {
+	sourceMapMu.Lock()
+	find := sourceMapFind
+	sourceMapMu.Unlock()
+	if find != nil {
+		find()
+	}
+	return sourceMap.Load()
+}
+
+// textLocations gathers the locations of each line of texts, in order.
+func textLocations(m *sourcemap.Map, texts ...string) []sourcemap.Location {
+	var out []sourcemap.Location
+	for _, text := range texts {
+		for line := range strings.SplitSeq(text, "\n") {
+			out = append(out, m.Locate(line)...)
+		}
+	}
+	return out
+}
+
+// execFailure is the text for people of a failed exec: the error with its
+// locations as files, and, when the error passed through more than one
+// frame, the traceback too, one frame a line.
+func execFailure(m *sourcemap.Map, data ExecData) string {
+	msg := "script error: " + m.RewriteText(data.Error)
+	trace := strings.TrimRight(data.Traceback, "\n")
+	if strings.Count(trace, "\n") >= 1 {
+		msg += "\ntraceback:\n  " + strings.ReplaceAll(m.RewriteText(trace), "\n", "\n  ")
+	}
+	return msg
+}
+
+// Located is l with the locations of its body (Line.Locations), for --json
+// and MCP.
+func (l Line) Located() Line {
+	l.Locations = SourceMap().Locate(l.Body)
+	return l
+}
+
+// locateTestCase puts files first in a test's outcome: a --root spec named
+// by its DataModel path gets its file from the map (the path moves to
+// InstancePath), a spec file gets the path of its synced copy, and the
+// message's locations become files.
+func locateTestCase(m *sourcemap.Map, tc TestCase) TestCase {
+	if e, ok := m.Entry(tc.File); ok {
+		tc.InstancePath, tc.File = tc.File, m.Show(e.File)
+	} else if p := m.PathOf(tc.File); p != "" {
+		tc.InstancePath = p
+	}
+	tc.Message = m.RewriteText(tc.Message)
+	return tc
+}
+
+// syncedSpec is a spec file that Rojo syncs into the place: test runs it as
+// --root of its synced folder would, filtered to it (testrunner.luau's
+// CONFIG.only), once Studio's copy is checked against the file.
+type syncedSpec struct {
+	File   string // as the user named it
+	Path   string // its instance
+	Parent string // the folder run as --root
+	Source string // the file's contents
+}
+
+// findSyncedSpec is the synced spec of a test run, or nil: one spec file
+// named, a TestEZ run, and a source map that maps the file.
+func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
+	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !isSpecFile(filepath.Base(args.Paths[0])) {
+		return nil
+	}
+	e, ok := m.EntryOfFile(args.Paths[0])
+	if !ok || e.Parent == "" {
+		return nil
+	}
+	data, err := os.ReadFile(args.Paths[0])
+	if err != nil || len(data) > MaxScriptBytes {
+		return nil // the ordinary mount reports it
+	}
+	return &syncedSpec{File: args.Paths[0], Path: e.Path, Parent: e.Parent, Source: string(data)}
+}

@@ -1,0 +1,156 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// ShardReport is one Open Cloud task of a run (or one CI shard's run, in a
+// merged report): its index, the task that ran it, how long the task took
+// and which specs it ran.
+type ShardReport struct {
+	// Index is the task's slice, 1-based.
+	Index      int      `json:"index"`
+	TaskPath   string   `json:"taskPath"`
+	DurationMs int64    `json:"durationMs"`
+	Specs      []string `json:"specs"`
+}
+
+// ShardedTestData is test --cloud --parallel's report and test --merge's:
+// a single run's document (TestData, whose renderings it shares) plus the
+// shards that made it and each spec's measured duration (the timings file's
+// source).
+type ShardedTestData struct {
+	TestData
+	Shards        []ShardReport    `json:"shards"`
+	SpecDurations map[string]int64 `json:"specDurations,omitempty"`
+}
+
+// maxReportBytes bounds one report file read by --merge.
+const maxReportBytes = 256 << 20
+
+// readReport reads one --json report of test (sharded or not).
+func readReport(path string) (*ShardedTestData, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Usagef("test --merge: %s cannot be read: %v", path, errors.Unwrap(err))
+	}
+	defer func() { _ = f.Close() }()
+	raw, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("test --merge: read %s: %w", path, err)
+	}
+	if len(raw) > maxReportBytes {
+		return nil, Usagef("test --merge: %s is larger than %d MiB; it is not one test report", path, maxReportBytes>>20)
+	}
+	var d ShardedTestData
+	if err := json.Unmarshal(raw, &d); err != nil || d.Tests == nil {
+		return nil, Usagef("test --merge: %s is not a report of `studio-bridge test --json` (it needs a \"tests\" list)", path)
+	}
+	for _, t := range d.Tests {
+		switch t.Status {
+		case "passed", "failed", "skipped":
+		default:
+			return nil, Usagef("test --merge: %s: test %q has status %q (want passed, failed or skipped)", path, t.Name, t.Status)
+		}
+	}
+	return &d, nil
+}
+
+// mergeReports makes one report of several runs' (CI shards, or the tasks
+// of one run): every test once per run, ordered by spec file as one run
+// orders them, counts recounted, the longest run's duration (they ran side
+// by side), shards renumbered in order and spec durations joined. A spec
+// reported by two inputs is refused: the shards overlapped.
+func mergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, error) {
+	out := &ShardedTestData{TestData: TestData{Tests: []TestCase{}}, Shards: []ShardReport{}, SpecDurations: map[string]int64{}}
+	owner := map[string]int{}
+	for i, p := range parts {
+		files := map[string]bool{}
+		for _, t := range p.Tests {
+			files[t.File] = true
+		}
+		for f := range files {
+			if j, dup := owner[f]; dup {
+				return nil, Usagef("test --merge: %s and %s both report %s: the shards overlap (were they cut with the same --shard N and spec list?)", names[j], names[i], f)
+			}
+			owner[f] = i
+		}
+		out.Tests = append(out.Tests, p.Tests...)
+		out.DurationMs = max(out.DurationMs, p.DurationMs)
+		for _, s := range p.Shards {
+			s.Index = len(out.Shards) + 1
+			out.Shards = append(out.Shards, s)
+		}
+		if len(p.Shards) == 0 { // a run of one task, or a report of an older version
+			specs := slices.Sorted(maps.Keys(files))
+			out.Shards = append(out.Shards, ShardReport{Index: len(out.Shards) + 1, DurationMs: p.DurationMs, Specs: specs})
+		}
+		maps.Copy(out.SpecDurations, p.SpecDurations)
+	}
+	sortTests(out.Tests)
+	out.count()
+	return out, nil
+}
+
+// sortTests orders tests by spec file, keeping each file's own order (the
+// order its plan ran them), as one run lists them.
+func sortTests(tests []TestCase) {
+	sort.SliceStable(tests, func(i, j int) bool {
+		return strings.ToLower(tests[i].File) < strings.ToLower(tests[j].File)
+	})
+}
+
+// runTestMerge is test --merge: the shards' reports as one, in the format
+// asked for, the timings file updated with every shard's durations.
+func runTestMerge(env *Env, args *TestArgs) (*Result, error) {
+	parts := make([]*ShardedTestData, 0, len(args.Merge))
+	for _, f := range args.Merge {
+		p, err := readReport(f)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	data, err := mergeReports(parts, args.Merge)
+	if err != nil {
+		return nil, err
+	}
+	old, err := readTimings(args.Timings)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if err := writeTimings(args.Timings, old, data.SpecDurations); err != nil {
+		logOf(env).Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
+	}
+	return testReport(args, data)
+}
+
+// testReport renders a merged report as one run's: text or GitHub, JUnit
+// when asked, a failure when a test failed.
+func testReport(args *TestArgs, data *ShardedTestData) (*Result, error) {
+	d := *data
+	res := &Result{Data: d}
+	switch args.Reporter {
+	case "github":
+		res.Render = func() string { return d.GitHub() }
+	default:
+		res.Render = func() string { return d.Summary() }
+	}
+	if args.JUnit != "" {
+		if err := os.WriteFile(args.JUnit, d.JUnit(), 0o644); err != nil {
+			return nil, fmt.Errorf("test: write the JUnit report: %w", err)
+		}
+	}
+	if d.Failed > 0 {
+		res.Failure = fmt.Sprintf("%d of %d tests failed", d.Failed, d.Passed+d.Failed)
+	}
+	return res, nil
+}

@@ -1,0 +1,245 @@
+package emulator_test
+
+// Locations as files, end to end: `studio-bridge exec FILE` names the chunk
+// after the file and returns the traceback of a runtime error raised two
+// requires deep in the Rojo fixture project (testdata/rojo) synced into the
+// place with --place-project.
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+func TestExecFileErrorTraceback(t *testing.T) {
+	const instance = "E2E-SOURCEMAP"
+	port, _, b := startWindow(t, "--instance", instance, "--quiet", "--place-project", filepath.Join("testdata", "rojo", "default.project.json"))
+	waitSessions(t, b, instance, protocol.ContextEdit)
+
+	stdout, stderr, code := cliIn(t, filepath.Join(emulatorD, "testdata", "rojo"), port, "--json", "exec", "scripts/nested.luau")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a script error)\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	var res struct {
+		Success   bool   `json:"success"`
+		Error     string `json:"error"`
+		Traceback string `json:"traceback"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if res.Success || res.Error != "ReplicatedStorage.Shared.Inner:5: attempt to index nil with 'field'" {
+		t.Errorf("result %+v", res)
+	}
+	// every frame: the module that raised, the module that called it, the
+	// script file itself (its chunk is named after the file)
+	want := "ReplicatedStorage.Shared.Inner:5 function read\nReplicatedStorage.Shared.Outer:7 function run\nscripts/nested.luau:2\n"
+	if res.Traceback != want {
+		t.Errorf("traceback\n got %q\nwant %q", res.Traceback, want)
+	}
+}
+
+// copyFixture copies the Rojo fixture to a new folder, every file and
+// folder an hour old and sourcemap.json newer (as `rojo sourcemap` leaves
+// it), so the map is fresh whatever order a checkout wrote the files in.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(emulatorD, "testdata", "rojo")
+	dst := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	var dirs []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			dirs = append(dirs, to)
+			return os.MkdirAll(to, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, data, 0o600); err != nil {
+			return err
+		}
+		if d.Name() == "sourcemap.json" {
+			return nil
+		}
+		return os.Chtimes(to, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// With the project's sourcemap.json every location of an exec error is a
+// file; a stale map is reported (and not trusted for the missing file); a
+// Rojo project without a map says how to make one.
+func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
+	const instance = "E2E-SOURCEMAP-MAP"
+	port, _, b := startWindow(t, "--instance", instance, "--quiet", "--place-project", filepath.Join("testdata", "rojo", "default.project.json"))
+	waitSessions(t, b, instance, protocol.ContextEdit)
+
+	t.Run("text: files first, the whole traceback", func(t *testing.T) {
+		dir := copyFixture(t)
+		stdout, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		want := "script error: src/shared/Inner.luau:5: attempt to index nil with 'field'\ntraceback:\n" +
+			"  src/shared/Inner.luau:5 function read\n  src/shared/Outer.luau:7 function run\n  scripts/nested.luau:2\n"
+		if code != 1 || stdout != "" || !strings.HasSuffix(stderr, want) || strings.Contains(stderr, "note:") {
+			t.Fatalf("exit %d\nstdout %q\nstderr %q\nwant it to end %q, with no note", code, stdout, stderr, want)
+		}
+	})
+
+	t.Run("--json: locations with their files", func(t *testing.T) {
+		dir := copyFixture(t)
+		stdout, stderr, code := cliIn(t, dir, port, "--json", "exec", "scripts/nested.luau")
+		var res struct {
+			Locations []struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+				File string `json:"file"`
+			} `json:"locations"`
+		}
+		if code != 1 || json.Unmarshal([]byte(stdout), &res) != nil {
+			t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		got, _ := json.Marshal(res.Locations)
+		want := `[{"path":"ReplicatedStorage.Shared.Inner","line":5,"file":"src/shared/Inner.luau"},` +
+			`{"path":"ReplicatedStorage.Shared.Inner","line":5,"file":"src/shared/Inner.luau"},` +
+			`{"path":"ReplicatedStorage.Shared.Outer","line":7,"file":"src/shared/Outer.luau"},` +
+			`{"path":"scripts/nested.luau","line":2,"file":"scripts/nested.luau"}]`
+		if string(got) != want {
+			t.Errorf("locations\n got %s\nwant %s", got, want)
+		}
+	})
+
+	t.Run("logs: a synced script's error line and its stack lines map", func(t *testing.T) {
+		dir := copyFixture(t)
+		// an error in a thread the script spawned reaches Output (and the log)
+		// with Studio's stack lines, not the exec's result
+		if _, stderr, code := cliIn(t, dir, port, "exec", `task.spawn(function() require(game:GetService("ReplicatedStorage").Shared.Outer).run(nil) end) task.wait(0.1)`); code != 0 {
+			t.Fatalf("exec: exit %d, stderr %q", code, stderr)
+		}
+		stdout, stderr, code := cliIn(t, dir, port, "logs", "--levels", "Error,Info")
+		if code != 0 || !strings.Contains(stdout, "[Error] src/shared/Inner.luau:5: attempt to index nil with 'field'") {
+			t.Fatalf("logs: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+		}
+		stdout, stderr, code = cliIn(t, dir, port, "--json", "logs", "--levels", "Error")
+		var res struct {
+			Entries []struct {
+				Body      string `json:"body"`
+				Locations []struct {
+					Path string `json:"path"`
+					Line int    `json:"line"`
+					File string `json:"file"`
+				} `json:"locations"`
+			} `json:"entries"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || len(res.Entries) == 0 {
+			t.Fatalf("logs --json: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		last := res.Entries[len(res.Entries)-1]
+		if len(last.Locations) != 1 || last.Locations[0].File != "src/shared/Inner.luau" || last.Locations[0].Line != 5 ||
+			last.Locations[0].Path != "ReplicatedStorage.Shared.Inner" || !strings.HasPrefix(last.Body, "ReplicatedStorage.Shared.Inner:5:") {
+			t.Errorf("last error line %+v", last)
+		}
+	})
+
+	t.Run("test --root: a synced spec's failure names its file", func(t *testing.T) {
+		dir := copyFixture(t)
+		d := testRunIn(t, dir, port, 1, "--root", "ReplicatedStorage.Shared")
+		checkCases(t, d, map[string]commands.TestCase{
+			"Strings › shouts": {Status: "passed", File: "src/shared/util/Strings.spec.luau", InstancePath: "ReplicatedStorage.Shared.util.Strings.spec"},
+		})
+		tc := byName(d)["counts words wrongly"]
+		if tc.Status != "failed" || tc.File != "src/shared/util/Words.spec.luau" || tc.Line != 6 ||
+			tc.InstancePath != "ReplicatedStorage.Shared.util.Words.spec" || !strings.HasPrefix(tc.Message, "src/shared/util/Words.spec.luau:6: ") {
+			t.Errorf("failed case %+v", tc)
+		}
+		_, stderr, code := cliIn(t, dir, port, "test", "--root", "ReplicatedStorage.Shared")
+		if code != 1 {
+			t.Errorf("text run: exit %d, stderr %q", code, stderr)
+		}
+	})
+
+	t.Run("test of one spec file runs it with its neighbours", func(t *testing.T) {
+		dir := copyFixture(t)
+		d := testRunIn(t, dir, port, 0, "src/shared/util/Strings.spec.luau")
+		if d.Passed != 2 || d.Failed != 0 || len(d.Tests) != 2 {
+			t.Fatalf("want Strings.spec's two tests passing (requiring script.Parent.Strings) and Words.spec not run: %+v", d)
+		}
+		for _, tc := range d.Tests {
+			if tc.File != "src/shared/util/Strings.spec.luau" || tc.InstancePath != "ReplicatedStorage.Shared.util.Strings.spec" {
+				t.Errorf("case %+v", tc)
+			}
+		}
+	})
+
+	t.Run("test of a synced spec whose file changed names the file out of sync", func(t *testing.T) {
+		dir := copyFixture(t)
+		spec := filepath.Join(dir, "src", "shared", "util", "Strings.spec.luau")
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(spec, append(data, "-- edited, not yet synced\n"...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "test", "src/shared/util/Strings.spec.luau")
+		if code != 2 || !strings.Contains(stderr, "src/shared/util/Strings.spec.luau is out of sync") || strings.Contains(stderr, "StudioBridgeTest") {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+
+	t.Run("without a map one spec file still runs with its neighbours", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
+			t.Fatal(err)
+		}
+		d := testRunIn(t, dir, port, 0, "src/shared/util/Strings.spec.luau")
+		if d.Passed != 2 || len(d.Tests) != 2 || d.Tests[0].File != "src/shared/util/Strings.spec.luau" || d.Tests[0].InstancePath != "" {
+			t.Fatalf("%+v", d)
+		}
+	})
+
+	t.Run("a stale map is reported and not trusted", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "src", "shared", "Outer.luau")); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		if code != 1 || !strings.Contains(stderr, "note: source map") || !strings.Contains(stderr, "stale") ||
+			!strings.Contains(stderr, "src/shared/Outer.luau") || !strings.Contains(stderr, "  ReplicatedStorage.Shared.Outer:7 function run") ||
+			!strings.Contains(stderr, "  src/shared/Inner.luau:5 function read") {
+			t.Fatalf("exit %d\nstderr %q", code, stderr)
+		}
+	})
+
+	t.Run("a Rojo project without a map says how to make one", func(t *testing.T) {
+		dir := copyFixture(t)
+		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := cliIn(t, dir, port, "exec", "scripts/nested.luau")
+		if code != 1 || strings.Count(stderr, "rojo sourcemap default.project.json --output sourcemap.json") != 2 ||
+			!strings.Contains(stderr, "script error: ReplicatedStorage.Shared.Inner:5:") {
+			t.Fatalf("exit %d\nstderr %q", code, stderr)
+		}
+	})
+}
