@@ -56,7 +56,7 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err := refuseGlobals(c, "it speaks MCP on stdout and runs until its client leaves", "json", "keep-alive"); err != nil {
 				return err
 			}
-			opts := mcp.Options{Version: commands.Version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
+			opts := mcp.Options{Version: commands.Version, Project: global(c, "project").String("project"), ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
 				Timeout: global(c, "timeout").Duration("timeout")}
 			if _, err := mcp.Exposed(opts); err != nil {
 				return commands.UsageError{Err: err}

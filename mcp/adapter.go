@@ -35,7 +35,7 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 			Env: commands.Env{Bridge: conn, Log: opts.Log, Timeout: timeout,
 				Stdout: discard{}, Stderr: discard{}, Output: output, Status: status,
 				// an agent's paths stay in the project (issue #22 item 5)
-				Project: projectRoot(ctx, req.Session), Confine: true}})
+				Project: projectRoot(ctx, opts.Project, req.Session), Confine: true}})
 		return toolResult(ctx, d, o, in)
 	}
 }

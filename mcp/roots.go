@@ -14,11 +14,12 @@ import (
 const rootsWait = 2 * time.Second
 
 // projectRoot resolves the project root for one tool call, only when the
-// command reads files: STUDIO_BRIDGE_PROJECT, else the first local folder
-// among the client's roots (roots/list), else the working directory.
-func projectRoot(ctx context.Context, ss *sdk.ServerSession) func() (string, error) {
+// command reads files: --project (flag), else STUDIO_BRIDGE_PROJECT, else
+// the first local folder among the client's roots (roots/list), else the
+// working directory.
+func projectRoot(ctx context.Context, flag string, ss *sdk.ServerSession) func() (string, error) {
 	return func() (string, error) {
-		return project.RootWithClient("", nil, func() []string { return clientRoots(ctx, ss) })
+		return project.RootWithClient(flag, nil, func() []string { return clientRoots(ctx, ss) })
 	}
 }
 
