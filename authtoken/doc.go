@@ -1,6 +1,8 @@
 // Package authtoken is the user's studio-bridge token: the secret every
-// client presents in its client-hello so that only the user's own processes
-// can join the bridge host (and through it run code in Studio).
+// client proves it holds, and the host proves first, so that only the
+// user's own processes can join the bridge host (and through it run code in
+// Studio). The token never crosses the wire: both sides MAC each other's
+// nonces under ClientKey, HKDF-SHA256(token, "client-auth") (clientauth.go).
 //
 // The token lives in a file only the user can read (mode 0600 on Unix, a
 // protected user-only ACL on Windows) in the user's config directory
@@ -15,4 +17,9 @@
 // in a devcontainer, WSL or any --remote setup presents the token of a host
 // whose file it cannot read, and how a process with no config directory
 // gets one at all.
+//
+// The MCP token (mcp.go) is a second, separate secret kept the same way
+// (file mcp-token, or STUDIO_BRIDGE_MCP_TOKEN): the bearer credential of
+// `mcp --http`, which MCP client configs reference, so that a config that
+// leaks never hands out the user's token.
 package authtoken

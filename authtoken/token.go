@@ -87,8 +87,12 @@ func Resolve() (Token, error) {
 
 // LoadOrCreate reads the token file in dir, creating dir and the file
 // (with a new random token) if they do not exist.
-func LoadOrCreate(dir string) (Token, error) {
-	path := filepath.Join(dir, FileName)
+func LoadOrCreate(dir string) (Token, error) { return loadOrCreate(dir, FileName) }
+
+// loadOrCreate reads the token file name in dir, creating dir and the file
+// (with a new random token) if they do not exist.
+func loadOrCreate(dir, name string) (Token, error) {
+	path := filepath.Join(dir, name)
 	for range 3 {
 		v, err := read(path)
 		if err == nil {

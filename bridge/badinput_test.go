@@ -242,7 +242,13 @@ func TestHelloRejected(t *testing.T) {
 		{"hello with wrong field types", protocol.PathPlugin, `{"type":"hello","protocolVersions":"1","instanceId":"A","context":"edit"}`,
 			protocol.CodeInvalidHello, []string{"hello"}},
 		{"client: unsupported protocol version", protocol.PathClient, `{"type":"client-hello","protocolVersions":[9],"clientVersion":"9.0.0"}`,
-			protocol.CodeUnsupportedProtocol, []string{"[2]", "[9]"}},
+			protocol.CodeUnsupportedProtocol, []string{"another studio-bridge version holds port", "stop it or upgrade", "[3]", "[9]"}},
+		{"client: protocol 2 with the raw token", protocol.PathClient, `{"type":"client-hello","protocolVersions":[2,1],"clientVersion":"0.9.0","token":"an-old-clients-token-0123456789"}`,
+			protocol.CodeUnsupportedProtocol, []string{"another studio-bridge version holds port", "stop it or upgrade"}},
+		{"client: no nonce", protocol.PathClient, `{"type":"client-hello","protocolVersions":[3],"clientVersion":"1.0.0"}`,
+			protocol.CodeInvalidHello, []string{"nonce"}},
+		{"client: short nonce", protocol.PathClient, `{"type":"client-hello","protocolVersions":[3],"clientVersion":"1.0.0","nonce":"AAAA"}`,
+			protocol.CodeInvalidHello, []string{"nonce"}},
 		{"client: plugin hello", protocol.PathClient, hello(func(*protocol.Hello) {}),
 			protocol.CodeInvalidHello, []string{"client-hello"}},
 		{"client: garbage", protocol.PathClient, `\x00`,
@@ -519,8 +525,7 @@ func slowRawClient(t *testing.T, port int) (*rawConn, protocol.ClientWelcome) {
 	c.SetReadLimit(protocol.ClientMaxFrameBytes)
 	t.Cleanup(func() { _ = c.CloseNow() })
 	r := &rawConn{t: t, c: c}
-	r.send(clientHello(t))
-	return r, r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome)
+	return r, rawJoin(t, r, clientHello(t))
 }
 
 // TestHostKillFailsRelayedCallsAsUnknownOutcome: when the host dies with

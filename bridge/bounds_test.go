@@ -68,7 +68,7 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 		data []byte
 		want string // the answer: a frame type, or "" for a 1009 close
 	}{
-		{"client hello at the limit", protocol.PathClient, padded(client, protocol.PreHandshakeMaxFrameBytes), protocol.TypeClientWelcome},
+		{"client hello at the limit", protocol.PathClient, padded(client, protocol.PreHandshakeMaxFrameBytes), protocol.TypeClientChallenge},
 		{"client hello one byte over", protocol.PathClient, padded(client, protocol.PreHandshakeMaxFrameBytes+1), ""},
 		{"client hello of 8 MiB", protocol.PathClient, padded(client, 8<<20), ""},
 		{"plugin hello at the limit", protocol.PathPlugin, padded(plugin, protocol.PreHandshakeMaxFrameBytes), protocol.TypeWelcome},

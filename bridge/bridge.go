@@ -347,7 +347,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	returning := b.returning
 	b.mu.Unlock()
 	if b.opts.Remote != "" {
-		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub, returning)
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
 		var refused *protocol.Error
 		if errors.As(err, &refused) {
 			return nil, err // the host answered, and said no (e.g. a wrong token)
@@ -365,7 +365,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		// port is taken ask /health who holds it. (Dialling first saves a
 		// one-shot command the failed listen, 0.1–0.2 ms here.)
 		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token.Value, b.log, b.opts.Heartbeat, b.hub, returning)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
 		cancel()
 		var refused *protocol.Error
 		switch {

@@ -2,10 +2,13 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -68,7 +71,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.conns.Done()
-	hello, version, ok := h.clientHandshake(c)
+	returning, version, ok := h.clientHandshake(c)
 	if !ok {
 		return
 	}
@@ -78,7 +81,7 @@ func (h *Host) serveClient(w http.ResponseWriter, r *http.Request) {
 	cc.limits = &h.budgets
 
 	h.mu.Lock()
-	h.expectLocked(hello.Returning)
+	h.expectLocked(returning)
 	awaiting, settled := h.awaitingLocked()
 	sessions, err := h.hub.encodedSessions()
 	if err == nil {
@@ -134,22 +137,86 @@ type clientWelcomeWire struct {
 
 func (clientWelcomeWire) Type() string { return protocol.TypeClientWelcome }
 
-func (h *Host) clientHandshake(c *websocket.Conn) (protocol.ClientHello, int, bool) {
+// clientHandshake runs the host's half of the client handshake (client
+// protocol 3): read client-hello, prove knowledge of the token over the
+// client's nonce and a fresh one of ours (client-challenge), then check the
+// client's proof (client-proof). A client of an older protocol is told
+// another studio-bridge version holds the port; a wrong or missing proof
+// gets UNAUTHORIZED naming the token file.
+//
+// It returns the sessions a rejoining client expects back (from its
+// client-proof) and the negotiated version.
+func (h *Host) clientHandshake(c *websocket.Conn) ([]string, int, bool) {
 	hello, ok := readHello[protocol.ClientHello](h, c)
 	if !ok {
-		return hello, 0, false
+		return nil, 0, false
 	}
 	v, perr := protocol.ValidateClientHello(hello)
 	if perr != nil {
+		if perr.Code == protocol.CodeUnsupportedProtocol {
+			h.cfg.Log.Info("refused a client of another protocol version", "pid", hello.PID, "offered", hello.ProtocolVersions)
+			reject(c, perr.Code, h.otherVersion(hello))
+		} else {
+			reject(c, perr.Code, perr.Message)
+		}
+		return nil, 0, false
+	}
+	clientNonce, err := authtoken.DecodeNonce(hello.Nonce)
+	if err != nil {
+		reject(c, protocol.CodeInvalidHello, "client-hello: "+err.Error())
+		return nil, 0, false
+	}
+	if h.cfg.Token.Value == "" {
+		reject(c, protocol.CodeUnauthorized, h.tokenHint(false))
+		return nil, 0, false
+	}
+	key := authtoken.ClientKey(h.cfg.Token.Value)
+	hostNonce, _ := authtoken.DecodeNonce(authtoken.NewNonce())
+	challenge := protocol.ClientChallenge{
+		Nonce: base64.RawURLEncoding.EncodeToString(hostNonce),
+		Proof: authtoken.HostProof(key, clientNonce, hostNonce),
+	}
+	if err := writeHandshake(h.ctx, c, challenge, h.handshakeTimeout()); err != nil {
+		_ = c.CloseNow()
+		return nil, 0, false
+	}
+	answer, ok := readHello[protocol.ClientProof](h, c)
+	if !ok {
+		return nil, 0, false
+	}
+	if !authtoken.ProofEqual(answer.Proof, authtoken.ClientProof(key, clientNonce, hostNonce)) {
+		h.cfg.Log.Info("refused a client: its proof of the token is wrong", "pid", hello.PID)
+		reject(c, protocol.CodeUnauthorized, h.tokenHint(true))
+		return nil, 0, false
+	}
+	if perr := protocol.ValidateReturning(protocol.TypeClientProof, answer.Returning); perr != nil {
 		reject(c, perr.Code, perr.Message)
-		return hello, 0, false
+		return nil, 0, false
 	}
-	if !authtoken.Equal(hello.Token, h.cfg.Token.Value) {
-		h.cfg.Log.Info("refused a client: missing or wrong token", "pid", hello.PID, "presented", hello.Token != "")
-		reject(c, protocol.CodeUnauthorized, h.tokenHint(hello.Token != ""))
-		return hello, 0, false
+	return answer.Returning, v, true
+}
+
+// otherVersion is the reject for a client of another client protocol: a
+// process of an older (or newer) studio-bridge. It names this host's port,
+// version and protocol, and what to do.
+func (h *Host) otherVersion(hello protocol.ClientHello) string {
+	port := "?"
+	if a, ok := h.cfg.Listener.Addr().(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
 	}
-	return hello, v, true
+	return fmt.Sprintf("another studio-bridge version holds port %s: stop it or upgrade (this host is studio-bridge %s, client protocol %v; this process offered %v)",
+		port, h.cfg.Version, protocol.SupportedVersions, hello.ProtocolVersions)
+}
+
+// writeHandshake sends one handshake frame within timeout.
+func writeHandshake(ctx context.Context, c *websocket.Conn, m protocol.Message, timeout time.Duration) error {
+	data, err := protocol.Encode(m)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, data)
 }
 
 // tokenHint is the reject message for a client without the right token: it

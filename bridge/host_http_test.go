@@ -71,7 +71,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 				welcome string
 			}{
 				{protocol.PathPlugin, goodHello("loopback"), protocol.TypeWelcome},
-				{protocol.PathClient, clientHello(t), protocol.TypeClientWelcome},
+				{protocol.PathClient, clientHello(t), protocol.TypeClientChallenge}, // the hello is accepted: the host proves itself
 			} {
 				c, _, err := dialRaw(tb.port, ep.path, nil, host)
 				if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -38,11 +38,11 @@ type link struct {
 	broken  bool
 }
 
-// dialLink joins the host at addr ("127.0.0.1:38741"), presenting token, the
-// user's token. returning lists the sessions of the host this process lost,
+// dialLink joins the host at addr ("127.0.0.1:38741"), proving it holds
+// token, the user's token, once the host has proved it holds it too. returning lists the sessions of the host this process lost,
 // if it is rejoining after a failover (sent only if there are at most
 // protocol.MaxReturning).
-func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
+func dialLink(ctx context.Context, addr, version string, token authtoken.Token, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
@@ -58,31 +58,10 @@ func dialLink(ctx context.Context, addr, version, token string, log *slog.Logger
 	if len(returning) > protocol.MaxReturning {
 		returning = nil
 	}
-	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version, PID: os.Getpid(), Token: token, Returning: returning})
-	if err := c.Write(dctx, websocket.MessageText, hello); err != nil {
-		_ = c.CloseNow()
-		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
-	}
-	data, err := readWelcome(dctx, c)
+	welcome, err := clientHandshake(dctx, c, addr, version, token, returning)
 	if err != nil {
 		_ = c.CloseNow()
-		return nil, fmt.Errorf("join bridge host at %s: no welcome: %w", addr, err)
-	}
-	m, err := protocol.Decode(data)
-	if err != nil {
-		_ = c.CloseNow()
-		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
-	}
-	var welcome protocol.ClientWelcome
-	switch m := m.(type) {
-	case protocol.ClientWelcome:
-		welcome = m
-	case protocol.Reject:
-		_ = c.CloseNow()
-		return nil, &protocol.Error{Code: m.Code, Message: "bridge host refused this process: " + m.Message}
-	default:
-		_ = c.CloseNow()
-		return nil, fmt.Errorf("join bridge host at %s: expected client-welcome, got %q", addr, m.Type())
+		return nil, err
 	}
 	if heartbeat <= 0 {
 		heartbeat = time.Duration(welcome.HeartbeatIntervalMs) * time.Millisecond

@@ -43,7 +43,8 @@ type PortHolder struct {
 // anything: a studio-bridge host (its /health answer), one that is stopped
 // (named by the host file in configDir, "" for none), another program, or
 // nothing. It is the one place that answers "who holds port P" for doctor
-// and for the pairing of a plugin to a port. The probe is bounded (1 s).
+// (a client that fails the host's proof names the process the same way,
+// ProcessOnPort). The probe is bounded (1 s).
 func WhoHolds(ctx context.Context, configDir string, port int) PortHolder {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	h, err := probeHealth(ctx, addr)
@@ -59,11 +60,21 @@ func WhoHolds(ctx context.Context, configDir string, port int) PortHolder {
 		if e := notAnswering(configDir, addr, err); errors.As(e, &stopped) {
 			return PortHolder{Kind: HolderStopped, PID: stopped.PID, Detail: err.Error()}
 		}
-		return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+		return stranger(port, err)
 	case errors.Is(err, errStranger):
-		return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+		return stranger(port, err)
 	case ctx.Err() != nil:
 		return PortHolder{Kind: HolderUnknown, Detail: err.Error()}
 	}
-	return PortHolder{Kind: HolderStranger, Detail: err.Error()}
+	return stranger(port, err)
+}
+
+// stranger is another program on the port, named where the OS says which
+// (ProcessOnPort).
+func stranger(port int, err error) PortHolder {
+	h := PortHolder{Kind: HolderStranger, Detail: err.Error()}
+	if p, ok := ProcessOnPort(strconv.Itoa(port)); ok {
+		h.Detail += "; held by " + p.String()
+	}
+	return h
 }

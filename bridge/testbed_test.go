@@ -351,6 +351,5 @@ func (r *rawConn) leave() {
 func rawClient(t *testing.T, port int) (*rawConn, protocol.ClientWelcome) {
 	t.Helper()
 	r := openRaw(t, port, protocol.PathClient)
-	r.send(clientHello(t))
-	return r, r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome)
+	return r, rawJoin(t, r, clientHello(t))
 }

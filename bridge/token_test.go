@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,40 +18,65 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
-// clientHello is a good client-hello: this build's versions and the test's
-// token (the one its bridges resolve after kit.UseConfigDir).
+// clientHello is a good client-hello: this build's versions and a fresh
+// nonce. It carries no secret; rawJoin finishes the handshake.
 func clientHello(t testing.TB) protocol.ClientHello {
-	return protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: "1.0.0", Token: kit.Token(t).Value}
+	return protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: "1.0.0", Nonce: authtoken.NewNonce()}
 }
 
-// TestClientsNeedTheToken: a client-hello without the user's token, or with
-// a wrong one, is refused (reject UNAUTHORIZED naming the token file, then
-// 1008), the host keeps serving, and nothing of the token reaches the log.
+// rawJoin runs the client handshake on r with hello and the test's token
+// (the one its bridges resolve after kit.UseConfigDir): it checks the
+// host's proof, answers with ours and returns the welcome.
+func rawJoin(t testing.TB, r *rawConn, hello protocol.ClientHello) protocol.ClientWelcome {
+	t.Helper()
+	r.send(hello)
+	ch := r.expect(protocol.TypeClientChallenge).(protocol.ClientChallenge)
+	key := authtoken.ClientKey(kit.Token(t).Value)
+	cn, _ := authtoken.DecodeNonce(hello.Nonce)
+	hn, err := authtoken.DecodeNonce(ch.Nonce)
+	if err != nil || !authtoken.ProofEqual(ch.Proof, authtoken.HostProof(key, cn, hn)) {
+		t.Fatalf("the host's proof does not verify (nonce %v)", err)
+	}
+	r.send(protocol.ClientProof{Proof: authtoken.ClientProof(key, cn, hn)})
+	return r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome)
+}
+
+// TestClientsNeedTheToken: a client that cannot prove it holds the user's
+// token (a wrong proof, one for another nonce, or one made with another
+// token) is refused (reject UNAUTHORIZED naming the token file, then 1008),
+// the host keeps serving, and nothing of the token reaches the log.
 func TestClientsNeedTheToken(t *testing.T) {
 	var logBuf kit.Buffer
 	tb := newTestBedWith(t, Options{Log: slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	path := filepath.Join(kit.ConfigDir(t), authtoken.FileName)
-	good := clientHello(t)
+	token := kit.Token(t).Value
 	tests := []struct {
 		name  string
-		token string
-		want  string
+		proof func(cn, hn []byte) string
 	}{
-		{"no token", "", "no token"},
-		{"wrong token", authtoken.Generate(), "wrong token"},
-		{"the token with one more character", good.Token + "x", "wrong token"},
-		{"a prefix of the token", good.Token[:20], "wrong token"},
+		{"no proof", func(cn, hn []byte) string { return "" }},
+		{"another token's proof", func(cn, hn []byte) string {
+			return authtoken.ClientProof(authtoken.ClientKey(authtoken.Generate()), cn, hn)
+		}},
+		{"the host's own proof sent back", func(cn, hn []byte) string { return authtoken.HostProof(authtoken.ClientKey(token), cn, hn) }},
+		{"a proof for another host nonce", func(cn, _ []byte) string {
+			other, _ := authtoken.DecodeNonce(authtoken.NewNonce())
+			return authtoken.ClientProof(authtoken.ClientKey(token), cn, other)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := openRaw(t, tb.port, protocol.PathClient)
-			hello := good
-			hello.Token = tt.token
+			hello := clientHello(t)
 			r.send(hello)
+			ch := r.expect(protocol.TypeClientChallenge).(protocol.ClientChallenge)
+			cn, _ := authtoken.DecodeNonce(hello.Nonce)
+			hn, _ := authtoken.DecodeNonce(ch.Nonce)
+			r.send(protocol.ClientProof{Proof: tt.proof(cn, hn)})
 			// The reason, and where the token lives.
-			r.expectReject(protocol.CodeUnauthorized, tt.want, path, "studio-bridge token")
+			r.expectReject(protocol.CodeUnauthorized, "wrong token", path, "studio-bridge token")
 			ce := r.expectClose(websocket.StatusPolicyViolation)
-			if len(ce.Reason) > 123 || !strings.HasPrefix(ce.Reason, "UNAUTHORIZED: "+tt.want) {
+			if len(ce.Reason) > 123 || !strings.HasPrefix(ce.Reason, "UNAUTHORIZED: wrong token") {
 				t.Fatalf("close reason %q (%d bytes)", ce.Reason, len(ce.Reason))
 			}
 		})
@@ -58,7 +84,7 @@ func TestClientsNeedTheToken(t *testing.T) {
 	r, _ := rawClient(t, tb.port) // the right token still joins
 	_ = r.c.Close(websocket.StatusNormalClosure, "")
 	tb.assertServing(t)
-	if strings.Contains(logBuf.String(), good.Token) {
+	if strings.Contains(logBuf.String(), token) {
 		t.Fatal("the host logged the token")
 	}
 }
@@ -73,7 +99,7 @@ func TestWrongTokenFailsTheJoin(t *testing.T) {
 	defer cancel()
 	t.Setenv(authtoken.EnvToken, authtoken.Generate())
 	_, err := Connect(ctx, Options{Port: port, Log: testLog(t)})
-	if protocol.CodeOf(err) != protocol.CodeUnauthorized || !strings.Contains(err.Error(), "wrong token") {
+	if protocol.CodeOf(err) != protocol.CodeUnauthorized || !strings.Contains(err.Error(), "wrong token") || !strings.Contains(err.Error(), authtoken.EnvToken) {
 		t.Fatalf("join with a wrong token: %v", err)
 	}
 }
@@ -115,14 +141,45 @@ func TestHostWithoutTokenRefusesEveryone(t *testing.T) {
 	t.Cleanup(h.Kill)
 	r := openRaw(t, ln.Addr().(*net.TCPAddr).Port, protocol.PathClient)
 	r.send(clientHello(t))
-	r.expectReject(protocol.CodeUnauthorized, authtoken.EnvToken)
+	r.expectReject(protocol.CodeUnauthorized, authtoken.EnvToken) // before any proof: it has nothing to prove
 }
 
-// TestOldClientRefusedWithAReason: a client of the protocol before the
-// token (it offers [1] only) is told to update, not left guessing.
+// TestOldClientRefusedWithAReason: a client of an older protocol (1: no
+// token; 2: the raw token) is told another version holds the port, naming
+// it, not left guessing.
 func TestOldClientRefusedWithAReason(t *testing.T) {
 	tb := newTestBed(t)
-	r := openRaw(t, tb.port, protocol.PathClient)
-	r.send(protocol.ClientHello{ProtocolVersions: []int{1}, ClientVersion: "0.1.0"})
-	r.expectReject(protocol.CodeUnsupportedProtocol, "[2]")
+	for _, offered := range [][]int{{1}, {2, 1}} {
+		r := openRaw(t, tb.port, protocol.PathClient)
+		r.send(protocol.ClientHello{ProtocolVersions: offered, ClientVersion: "0.1.0", Token: kit.Token(t).Value})
+		r.expectReject(protocol.CodeUnsupportedProtocol, "another studio-bridge version holds port "+strconv.Itoa(tb.port), "stop it or upgrade", "[3]")
+	}
+}
+
+// TestReturningTravelsInTheProof: a rejoining client names the sessions it
+// expects back in client-proof, after the host proved itself, and the list
+// is bounded there as it was in the hello.
+func TestReturningTravelsInTheProof(t *testing.T) {
+	tb := newTestBed(t)
+	key := authtoken.ClientKey(kit.Token(t).Value)
+	join := func(returning []string) *rawConn {
+		r := openRaw(t, tb.port, protocol.PathClient)
+		hello := clientHello(t)
+		r.send(hello)
+		ch := r.expect(protocol.TypeClientChallenge).(protocol.ClientChallenge)
+		cn, _ := authtoken.DecodeNonce(hello.Nonce)
+		hn, _ := authtoken.DecodeNonce(ch.Nonce)
+		r.send(protocol.ClientProof{Proof: authtoken.ClientProof(key, cn, hn), Returning: returning})
+		return r
+	}
+	many := make([]string, protocol.MaxReturning+1)
+	for i := range many {
+		many[i] = "session-" + strconv.Itoa(i)
+	}
+	join(many).expectReject(protocol.CodeInvalidHello, "client-proof", "returning")
+	r := join([]string{"a-lost-session"})
+	if w := r.expect(protocol.TypeClientWelcome).(protocol.ClientWelcome); w.ClientID == "" {
+		t.Fatal("welcome without a client id")
+	}
+	tb.assertServing(t)
 }

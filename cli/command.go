@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
+	"github.com/studio-bridge/studio-bridge/project"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -109,6 +110,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 	defer flush()
 	req := commands.Request{Command: d, Args: args, Wait: c.Duration("wait"),
 		Env: commands.Env{Stdout: stdio.Out, Stderr: stdio.Err, Log: log, Timeout: global(c, "timeout").Duration("timeout"), Aligned: IsTerminal(stdio.Out), Port: global(c, "port").Int("port"),
+			Project: func() (string, error) { return project.Root(global(c, "project").String("project"), nil) },
 			Status: func(s string) {
 				if s == "" {
 					clearStatus()

@@ -25,7 +25,7 @@ import (
 func mcpCommand(stdio IO) *cli.Command {
 	flags := append([]cli.Flag{
 		&cli.StringFlag{Name: "http", Usage: "serve Streamable HTTP at `ADDR` (path /mcp; loopback unless a host is given) instead of stdio"},
-		&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: allow an address beyond loopback, and require a bearer token on every request (" + mcp.EnvHTTPToken + ", else generated and printed at start)"},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: allow an address beyond loopback (every request needs the MCP token either way: " + authtoken.EnvMCPToken + ", else the file 'studio-bridge token --mcp' prints)"},
 		&cli.BoolFlag{Name: "read-only", Usage: "do not offer tools that change Studio (" + mutatingTools() + ")"},
 		&cli.StringFlag{Name: "tools", Usage: "offer only these tools, comma-separated (e.g. studio_sessions,studio_logs)"},
 	}, globalFlags()...)
@@ -56,7 +56,7 @@ func mcpCommand(stdio IO) *cli.Command {
 			if err := refuseGlobals(c, "it speaks MCP on stdout and runs until its client leaves", "json", "keep-alive"); err != nil {
 				return err
 			}
-			opts := mcp.Options{Version: commands.Version, ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
+			opts := mcp.Options{Version: commands.Version, Project: global(c, "project").String("project"), ReadOnly: c.Bool("read-only"), Tools: tools, Log: log,
 				Timeout: global(c, "timeout").Duration("timeout")}
 			if _, err := mcp.Exposed(opts); err != nil {
 				return commands.UsageError{Err: err}
@@ -101,16 +101,17 @@ func mcpCommand(stdio IO) *cli.Command {
 
 // httpPlan is how `mcp --http` serves, decided before anything starts.
 type httpPlan struct {
-	addr      string // HOST:PORT to bind
-	remote    bool   // beyond loopback (--allow-remote given)
-	token     string // the bearer token every request needs; "" on loopback without --allow-remote
-	generated bool   // token was generated here, so the user must be told it
+	addr   string          // HOST:PORT to bind
+	remote bool            // beyond loopback (--allow-remote given)
+	token  authtoken.Token // the MCP token every request needs, loopback included
 }
 
 // planHTTP checks an --http address: loopback, or beyond it only with
-// --allow-remote, which also requires a bearer token (from
-// STUDIO_BRIDGE_MCP_TOKEN, else a new random one). An address without a
-// host binds loopback.
+// --allow-remote. Every request needs the MCP token, loopback included
+// (any local process, any account on a shared machine, can reach
+// loopback): STUDIO_BRIDGE_MCP_TOKEN, else the MCP token file
+// (`studio-bridge token --mcp` prints it). Never the user's own token, and
+// never a flag. An address without a host binds loopback.
 func planHTTP(addr string, allowRemote bool) (httpPlan, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -122,17 +123,13 @@ func planHTTP(addr string, allowRemote bool) (httpPlan, error) {
 	plan := httpPlan{addr: net.JoinHostPort(host, port), remote: !mcp.LoopbackHost(host)}
 	if plan.remote && !allowRemote {
 		return httpPlan{}, commands.UsageError{Err: fmt.Errorf(
-			"--http %s is not a loopback address: whoever can reach it could run code in Studio; serve on loopback (--http 127.0.0.1:%s), or add --allow-remote to require a bearer token on every request", addr, port)}
+			"--http %s is not a loopback address: whoever can reach it could run code in Studio; serve on loopback (--http 127.0.0.1:%s), or add --allow-remote to serve beyond it (every request needs the MCP token either way)", addr, port)}
 	}
-	if !allowRemote {
-		return plan, nil
-	}
-	if plan.token = os.Getenv(mcp.EnvHTTPToken); plan.token != "" {
-		if err := authtoken.Validate(plan.token); err != nil {
-			return httpPlan{}, commands.UsageError{Err: fmt.Errorf("%s: %w", mcp.EnvHTTPToken, err)}
+	if plan.token, err = authtoken.ResolveMCP(); err != nil {
+		if os.Getenv(authtoken.EnvMCPToken) != "" {
+			return httpPlan{}, commands.UsageError{Err: err}
 		}
-	} else {
-		plan.token, plan.generated = authtoken.Generate(), true
+		return httpPlan{}, fmt.Errorf("mcp --http needs the MCP token: %w", err)
 	}
 	return plan, nil
 }
@@ -146,10 +143,7 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 		return fmt.Errorf("--http: %w", err)
 	}
 	ln = mcp.LimitConns(ln, mcp.MaxHTTPConns)
-	h := mcp.HTTPHandler(s)
-	if plan.token != "" {
-		h = mcp.BearerAuth(plan.token, h)
-	}
+	h := mcp.BearerAuth(plan.token.Value, mcp.HTTPHandler(s))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second}
@@ -157,12 +151,8 @@ func serveHTTP(ctx context.Context, s *sdk.Server, plan httpPlan, stderr io.Writ
 	if plan.remote {
 		fmt.Fprintf(stderr, "studio-bridge MCP server: warning: serving beyond loopback on %s: whoever can reach it and holds the bearer token can run code in Studio, and plain HTTP is not encrypted (prefer a trusted network or an SSH tunnel)\n", ln.Addr())
 	}
-	if plan.generated {
-		// The one place the token is ever shown: the user needs it.
-		fmt.Fprintf(stderr, "studio-bridge MCP server: every request needs `Authorization: Bearer %s` (set %s to choose the token)\n", plan.token, mcp.EnvHTTPToken)
-	} else if plan.token != "" {
-		fmt.Fprintf(stderr, "studio-bridge MCP server: every request needs the bearer token from %s\n", mcp.EnvHTTPToken)
-	}
+	// Where the token lives, never the token: stderr may be a log.
+	fmt.Fprintf(stderr, "studio-bridge MCP server: every request needs `Authorization: Bearer <MCP token>` (the token from %s; `studio-bridge token --mcp` prints it)\n", plan.token.Source)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

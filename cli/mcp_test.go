@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +29,7 @@ func TestMCPHTTPRefusesNonLoopback(t *testing.T) {
 		{"a host name", []string{"--http", "studio-box.example:8765"}, []string{"not a loopback address"}},
 		{"--allow-remote without --http", []string{"--allow-remote"}, []string{"--allow-remote applies to --http only"}},
 		{"a bad chosen token", []string{"--http", "0.0.0.0:8765", "--allow-remote"}, []string{mcp.EnvHTTPToken, "16 to 256"}},
+		{"a bad chosen token on loopback", []string{"--http", "127.0.0.1:8765"}, []string{mcp.EnvHTTPToken, "16 to 256"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(mcp.EnvHTTPToken, "")
@@ -50,25 +50,34 @@ func TestMCPHTTPRefusesNonLoopback(t *testing.T) {
 	}
 }
 
-// TestMCPHTTPAllowRemoteNeedsTheBearerToken: with --allow-remote every
-// request needs the bearer token: the generated one, printed once on
-// stderr with a warning, or the one from STUDIO_BRIDGE_MCP_TOKEN, never
-// printed. Without it: 401 with a Bearer challenge.
-func TestMCPHTTPAllowRemoteNeedsTheBearerToken(t *testing.T) {
-	for _, chosen := range []string{"", "a-token-the-user-chose-for-mcp"} {
-		name := "generated"
-		if chosen != "" {
-			name = "from " + mcp.EnvHTTPToken
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Setenv(mcp.EnvHTTPToken, chosen)
+// TestMCPHTTPNeedsTheMCPToken: every request needs the MCP token, on
+// loopback (attack 1 of issue #22: any local process called studio_exec)
+// and beyond it: the token file's (what `token --mcp` prints) or
+// STUDIO_BRIDGE_MCP_TOKEN's, never the user's own token, and never printed.
+// Without it: 401 with a Bearer challenge.
+func TestMCPHTTPNeedsTheMCPToken(t *testing.T) {
+	for _, tt := range []struct {
+		name, host, chosen string
+		remote             bool
+	}{
+		{"loopback, the file's token", "127.0.0.1", "", false},
+		{"loopback default host, from " + mcp.EnvHTTPToken, "", "a-token-the-user-chose-for-mcp", false},
+		{"beyond loopback, the file's token", "0.0.0.0", "", true},
+		{"beyond loopback, from " + mcp.EnvHTTPToken, "0.0.0.0", "a-token-the-user-chose-for-mcp", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kit.UseConfigDir(t)
+			t.Setenv(mcp.EnvHTTPToken, tt.chosen)
 			port, hport := freePort(t), kit.FreePort(t)
+			args := []string{"studio-bridge", "--port", port, "mcp", "--http", tt.host + ":" + strconv.Itoa(hport)}
+			if tt.remote {
+				args = append(args, "--allow-remote")
+			}
 			var stderr kit.Buffer
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				done <- Run(ctx, []string{"studio-bridge", "--port", port, "mcp", "--http", "0.0.0.0:" + strconv.Itoa(hport), "--allow-remote"},
-					IO{In: strings.NewReader(""), Out: new(kit.Buffer), Err: &stderr})
+				done <- Run(ctx, args, IO{In: strings.NewReader(""), Out: new(kit.Buffer), Err: &stderr})
 			}()
 			defer func() {
 				cancel()
@@ -77,70 +86,38 @@ func TestMCPHTTPAllowRemoteNeedsTheBearerToken(t *testing.T) {
 				}
 			}()
 			kit.WaitFor(t, 10*time.Second, "the MCP server to listen", func() bool {
-				return strings.Contains(stderr.String(), "bearer token") || strings.Contains(stderr.String(), "Bearer ")
+				return strings.Contains(stderr.String(), "Authorization: Bearer")
 			})
 			out := stderr.String()
-			if !strings.Contains(out, "warning: serving beyond loopback") {
-				t.Errorf("no warning on stderr:\n%s", out)
+			if got := strings.Contains(out, "warning: serving beyond loopback"); got != tt.remote {
+				t.Errorf("warning on stderr: %v, want %v:\n%s", got, tt.remote, out)
 			}
-			token := chosen
-			if chosen == "" {
-				m := regexp.MustCompile("Authorization: Bearer ([A-Za-z0-9_-]{43})`").FindStringSubmatch(out)
-				if m == nil {
-					t.Fatalf("no generated token on stderr:\n%s", out)
-				}
-				token = m[1]
-				if strings.Count(out, token) != 1 {
-					t.Errorf("the token is printed %d times, want once:\n%s", strings.Count(out, token), out)
-				}
-			} else if strings.Contains(out, chosen) {
-				t.Errorf("the chosen token is printed:\n%s", out)
+			token := tt.chosen
+			if token == "" {
+				token = kit.MCPToken(t).Value
 			}
-
+			if strings.Contains(out, token) {
+				t.Errorf("the MCP token is printed:\n%s", out)
+			}
 			url := "http://127.0.0.1:" + strconv.Itoa(hport) + "/mcp"
-			for _, tt := range []struct {
+			for _, c := range []struct {
 				name, auth string
 				want       int
 			}{
 				{"no token", "", http.StatusUnauthorized},
 				{"wrong token", "Bearer " + strings.Repeat("x", 43), http.StatusUnauthorized},
-				{"the token", "Bearer " + token, http.StatusOK},
+				{"the user's own token", "Bearer " + kit.Token(t).Value, http.StatusUnauthorized},
+				{"the MCP token", "Bearer " + token, http.StatusOK},
 			} {
-				resp := postInitialize(t, url, tt.auth)
-				if resp.StatusCode != tt.want {
-					t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
+				resp := postInitialize(t, url, c.auth)
+				if resp.StatusCode != c.want {
+					t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.want)
 				}
-				if tt.want == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
-					t.Errorf("%s: WWW-Authenticate %q", tt.name, resp.Header.Get("WWW-Authenticate"))
+				if c.want == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+					t.Errorf("%s: WWW-Authenticate %q", c.name, resp.Header.Get("WWW-Authenticate"))
 				}
 			}
 		})
-	}
-}
-
-// TestMCPHTTPLoopbackNeedsNoToken: on loopback (the default) nothing
-// changes: no token, no warning.
-func TestMCPHTTPLoopbackNeedsNoToken(t *testing.T) {
-	port, hport := freePort(t), kit.FreePort(t)
-	var stderr kit.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, []string{"studio-bridge", "--port", port, "mcp", "--http", ":" + strconv.Itoa(hport)},
-			IO{In: strings.NewReader(""), Out: new(kit.Buffer), Err: &stderr})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("mcp --http ended with %v", err)
-		}
-	}()
-	kit.WaitFor(t, 10*time.Second, "the MCP server to listen", func() bool { return strings.Contains(stderr.String(), "/mcp") })
-	if resp := postInitialize(t, "http://127.0.0.1:"+strconv.Itoa(hport)+"/mcp", ""); resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
-	if out := stderr.String(); strings.Contains(out, "warning") || strings.Contains(out, "Bearer") {
-		t.Fatalf("loopback stderr:\n%s", out)
 	}
 }
 

@@ -48,7 +48,7 @@ func terminalCommand(stdio IO) *cli.Command {
 			}
 			defer leave(b, log)
 			return terminal.Run(c.Context, terminal.Options{Conn: b, Log: log, Target: target, Wait: c.Duration("wait"),
-				Timeout: global(c, "timeout").Duration("timeout"), Version: commands.Version,
+				Timeout: global(c, "timeout").Duration("timeout"), Version: commands.Version, Project: global(c, "project").String("project"),
 				In: stdio.In, Out: stdio.Out, Err: stdio.Err})
 		},
 	}

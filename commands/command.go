@@ -116,6 +116,14 @@ type Env struct {
 	// port).
 	Network Network
 	Join    func() (bridge.Conn, error)
+	// Project, when set, resolves the project root (MCP asks its client's
+	// roots/list); nil means project.Root: STUDIO_BRIDGE_PROJECT, else the
+	// working directory.
+	Project func() (string, error)
+	// Confine is set by surfaces whose caller is not the user at a shell
+	// (MCP, the terminal): files a command reads must be under the project
+	// root.
+	Confine bool
 }
 
 // Fitter is a result that knows how to cut its own JSON to a byte budget

@@ -99,7 +99,7 @@ func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
 	if len(args.Merge) > 0 {
 		return runTestMerge(env, args)
 	}
-	script, names, err := testScript(args)
+	script, names, err := testScript(args, env.specScope())
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func checkTestArgs(args *TestArgs) error {
 // testScript is the exec script: one CONFIG line, then the runner. names
 // maps the instances it will mount (under either container) to their
 // files, for the output lines streamed while it runs.
-func testScript(args *TestArgs) (script string, names map[string]string, err error) {
+func testScript(args *TestArgs, scope specScope) (script string, names map[string]string, err error) {
 	var b strings.Builder
 	b.WriteString("local CONFIG = {runId=")
 	var id [6]byte
@@ -198,7 +198,7 @@ func testScript(args *TestArgs) (script string, names map[string]string, err err
 		b.WriteString(",root=")
 		luauString(&b, args.Root)
 	} else {
-		nodes, specs, _, err := specTree(args.Paths)
+		nodes, specs, _, err := specTree(scope, args.Paths)
 		if err != nil {
 			return "", nil, UsageError{fmt.Errorf("test: %w", err)}
 		}

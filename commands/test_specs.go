@@ -37,6 +37,21 @@ type mountNode struct {
 	Children []*mountNode
 }
 
+// specScope is where `test` may read: the project root, and whether
+// every named path must be under it. The MCP and terminal surfaces confine
+// (their caller is an agent or a REPL line, not the user at a shell); the
+// CLI does not, so a user may name any path. Everywhere, a symlink that
+// leads out of the project root is refused and only regular files are read
+// (issue #22 attack 2: symlinks named *.spec.lua pointing at ~/.ssh).
+type specScope struct {
+	// Project resolves the project root; nil resolves it as project.Root
+	// does (STUDIO_BRIDGE_PROJECT, else the working directory).
+	Project func() (string, error)
+	// Confine: relative paths are taken from Root, and every path must be
+	// under it.
+	Confine bool
+}
+
 // specTree finds the specs under paths and builds the tree to mount: every
 // Luau module file below each path (specs, and helpers they reach through
 // script.Parent), with the folder structure relative to the paths' common
@@ -47,7 +62,11 @@ type mountNode struct {
 // whole folder, so its requires of neighbours (script.Parent.X) work, and
 // only it runs. It returns the top nodes, the number of specs that run and
 // the bytes of source.
-func specTree(paths []string) ([]*mountNode, int, int, error) {
+func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
+	g, err := newSpecGuard(scope)
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -73,7 +92,20 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || !isModuleFile(d.Name()) {
+			if !isModuleFile(d.Name()) {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// a linked module is read only if it stays in the project
+				// root and is a regular file (a linked folder is not entered)
+				real, err := g.real(path, path)
+				if err != nil {
+					return err
+				}
+				if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+					return nil
+				}
+			} else if !d.Type().IsRegular() {
 				return nil
 			}
 			if runs {
@@ -90,11 +122,15 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 		})
 	}
 	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+		abs, err := g.abs(p)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %w", p, err)
+			return nil, 0, 0, err
 		}
-		st, err := os.Stat(abs)
+		real, err := g.real(p, abs)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		st, err := os.Stat(real)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("%s does not exist", p)
 		}
@@ -102,11 +138,17 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 			if !isSpecFile(filepath.Base(abs)) {
 				return nil, 0, 0, fmt.Errorf("%s is not a spec (*.spec.luau or *.spec.lua)", p)
 			}
+			if !st.Mode().IsRegular() {
+				return nil, 0, 0, fmt.Errorf("%s is not a regular file; test reads only regular files", p)
+			}
 			run[abs] = true
 			if err := walk(filepath.Dir(abs), p, false); err != nil {
 				return nil, 0, 0, err
 			}
 			continue
+		}
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			abs = real // a linked folder in the root: walk where it leads
 		}
 		if err := walk(abs, p, true); err != nil {
 			return nil, 0, 0, err
@@ -118,9 +160,9 @@ func specTree(paths []string) ([]*mountNode, int, int, error) {
 	specs, size := 0, 0
 	sort.Strings(files)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := g.read(f)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("cannot read %s: %w", f, err)
+			return nil, 0, 0, err
 		}
 		if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 			return nil, 0, 0, fmt.Errorf("%s is not UTF-8 text", f)

@@ -123,7 +123,7 @@ func TestSpecTreeKeepsFolders(t *testing.T) {
 		"tests/nested/deep/notes.txt.lua": "return 2",
 	})
 	t.Chdir(dir)
-	nodes, specs, _, err := specTree([]string{"tests"})
+	nodes, specs, _, err := specTree(specScope{}, []string{"tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +176,13 @@ func TestSpecTreeRefuses(t *testing.T) {
 		{[]string{"a"}, "would be the same ModuleScript"},
 		{[]string{"c"}, "not UTF-8 text"},
 	} {
-		_, _, _, err := specTree(tc.paths)
+		_, _, _, err := specTree(specScope{}, tc.paths)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Fatalf("%v: %v, want %q", tc.paths, err, tc.says)
 		}
 	}
 	// no specs at all is a usage error from the command
-	_, _, err := testScript(&TestArgs{Paths: []string{"b"}})
+	_, _, err := testScript(&TestArgs{Paths: []string{"b"}}, specScope{})
 	var ue UsageError
 	if !errors.As(err, &ue) || !errors.Is(err, errNoSpecs) {
 		t.Fatalf("no specs: %v", err)
@@ -329,7 +329,7 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 		"other/c.spec.luau":          "return function() end",
 	})
 	t.Chdir(dir)
-	nodes, specs, _, err := specTree([]string{"src/util/Strings.spec.luau"})
+	nodes, specs, _, err := specTree(specScope{}, []string{"src/util/Strings.spec.luau"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 	if specs != 1 || got != want {
 		t.Fatalf("%d specs, tree:\n%s\nwant 1 and:\n%s", specs, got, want)
 	}
-	if _, specs, _, err = specTree([]string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
+	if _, specs, _, err = specTree(specScope{}, []string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
 		t.Fatalf("with its folder named too: %d specs, %v; want both of src/util", specs, err)
 	}
 }

@@ -33,7 +33,9 @@ func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHan
 		}
 		o := commands.Invoke(ctx, commands.Request{Command: d, Args: in.args, Target: in.target,
 			Env: commands.Env{Bridge: conn, Log: opts.Log, Timeout: timeout,
-				Stdout: discard{}, Stderr: discard{}, Output: output, Status: status}})
+				Stdout: discard{}, Stderr: discard{}, Output: output, Status: status,
+				// an agent's paths stay in the project (issue #22 item 5)
+				Project: projectRoot(ctx, opts.Project, req.Session), Confine: true}})
 		return toolResult(ctx, d, o, in)
 	}
 }

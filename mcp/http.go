@@ -8,9 +8,9 @@ import (
 	"github.com/studio-bridge/studio-bridge/authtoken"
 )
 
-// EnvHTTPToken, when set, is the bearer token `mcp --http --allow-remote`
-// requires; otherwise one is generated at start and printed once.
-const EnvHTTPToken = "STUDIO_BRIDGE_MCP_TOKEN"
+// EnvHTTPToken, when set, is the bearer token `mcp --http` requires (on
+// loopback too); otherwise the MCP token file's (authtoken.ResolveMCP).
+const EnvHTTPToken = authtoken.EnvMCPToken
 
 // LoopbackHost reports whether the host part of an --http address binds
 // loopback only: empty (studio-bridge then binds 127.0.0.1), "localhost",
@@ -37,7 +37,7 @@ func BearerAuth(token string, next http.Handler) http.Handler {
 				challenge += `, error="invalid_token"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
-			http.Error(w, "studio-bridge MCP server: send the bearer token it printed at start (or "+EnvHTTPToken+") as `Authorization: Bearer <token>`", http.StatusUnauthorized)
+			http.Error(w, "studio-bridge MCP server: send the MCP token (`studio-bridge token --mcp` prints it, or "+EnvHTTPToken+") as `Authorization: Bearer <token>`", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -160,6 +160,10 @@ func deref(p any) Message {
 		return *m
 	case *ClientWelcome:
 		return *m
+	case *ClientChallenge:
+		return *m
+	case *ClientProof:
+		return *m
 	case *SessionEvent:
 		return *m
 	case *Watch:

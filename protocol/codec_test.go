@@ -62,6 +62,9 @@ var samples = []Message{
 	ClientWelcome{ProtocolVersion: 1, ClientID: "c0ffee", HostVersion: "0.3.1", HostStartedAt: 1741964966000, HeartbeatIntervalMs: 5000, Sessions: []SessionInfo{sampleSession}},
 	ClientWelcome{ProtocolVersion: 1, ClientID: "c0ffee", Sessions: []SessionInfo{}},
 	ClientHello{ProtocolVersions: []int{1}, ClientVersion: "0.3.1", PID: 4242, Returning: []string{sampleSession.SessionID}},
+	ClientHello{ProtocolVersions: []int{3}, ClientVersion: "0.4.0", PID: 4242, Nonce: "q0b3e1F0Yc2fQz3vKpW9dXl8M5rT2aJc7HnUoS4iE6g"},
+	ClientChallenge{Nonce: "Zx3q9kVb1mWc4T7rYp2LsHd8NfA0uGe5JiKoQ6wRtEy", Proof: "3nJ1c8qv0aR5yT2LmX9bW4kH7dF6sP0gE1uZiOoNwQc"},
+	ClientProof{Proof: "Vb8mQ2wE5rT1yU7iO4pA9sD3fG6hJ0kL2zX5cN8bM1q"},
 	ClientWelcome{ProtocolVersion: 1, ClientID: "c0ffee", Sessions: []SessionInfo{}, Awaiting: []string{sampleSession.SessionID}},
 	ClientWelcome{ProtocolVersion: 1, ClientID: "c0ffee", Sessions: []SessionInfo{sampleSession}, Settled: true},
 	SessionEvent{Kind: SessionConnected, Session: sampleSession},
@@ -472,7 +475,7 @@ func TestMessageTypeNames(t *testing.T) {
 		names = append(names, typ)
 	}
 	sort.Strings(names)
-	want := []string{"ack", "attach", "attached", "cancel", "chunk", "client-hello", "client-welcome",
+	want := []string{"ack", "attach", "attached", "cancel", "chunk", "client-challenge", "client-hello", "client-proof", "client-welcome",
 		"detach", "error", "event", "goodbye", "hello", "host-transfer", "pair", "ping", "pong", "progress",
 		"reject", "replaced", "request", "response", "session-event", "unwatch", "watch", "welcome"}
 	if !reflect.DeepEqual(names, want) {

@@ -71,18 +71,28 @@ func ValidateClientHello(h ClientHello) (int, *Error) {
 			"bridge host speaks protocol version(s) %v but this studio-bridge offered %v; run the same studio-bridge version everywhere",
 			SupportedVersions, h.ProtocolVersions)
 	}
-	if len(h.ClientVersion) > 64 || len(h.Token) > MaxTokenBytes {
+	if len(h.ClientVersion) > 64 || len(h.Token) > MaxTokenBytes || len(h.Nonce) > MaxNonceBytes {
 		return 0, Errorf(CodeInvalidHello, "client-hello fields are too long")
 	}
-	if len(h.Returning) > MaxReturning {
-		return 0, Errorf(CodeInvalidHello, "client-hello lists %d returning sessions; at most %d", len(h.Returning), MaxReturning)
-	}
-	for _, id := range h.Returning {
-		if len(id) == 0 || len(id) > 64 {
-			return 0, Errorf(CodeInvalidHello, "client-hello has a returning session id of %d bytes; want 1-64", len(id))
-		}
+	if perr := ValidateReturning(TypeClientHello, h.Returning); perr != nil {
+		return 0, perr
 	}
 	return v, nil
+}
+
+// ValidateReturning bounds the returning list of a rejoining client (in
+// client-proof since client protocol 3; in client-hello before): at most
+// MaxReturning ids of 1-64 bytes. where names the frame for the message.
+func ValidateReturning(where string, ids []string) *Error {
+	if len(ids) > MaxReturning {
+		return Errorf(CodeInvalidHello, "%s lists %d returning sessions; at most %d", where, len(ids), MaxReturning)
+	}
+	for _, id := range ids {
+		if len(id) == 0 || len(id) > 64 {
+			return Errorf(CodeInvalidHello, "%s has a returning session id of %d bytes; want 1-64", where, len(id))
+		}
+	}
+	return nil
 }
 
 // String renders a hello for logs (there is nothing secret in a hello).

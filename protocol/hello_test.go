@@ -94,12 +94,15 @@ func TestValidateClientHello(t *testing.T) {
 		want     int
 		code     Code
 	}{
-		{[]int{2}, 2, ""},
-		{[]int{5, 2, 1}, 2, ""},
-		{ClientOfferedVersions, 2, ""},
+		{[]int{3}, 3, ""},
+		{[]int{5, 3, 2, 1}, 3, ""},
+		{ClientOfferedVersions, 3, ""},
 		{nil, 0, CodeUnsupportedProtocol},
 		// A client from before the token: it cannot authenticate.
 		{[]int{1}, 0, CodeUnsupportedProtocol},
+		// A client that sends the raw token: refused, so no host of this
+		// build invites it.
+		{[]int{2, 1}, 0, CodeUnsupportedProtocol},
 	}
 	for _, tt := range tests {
 		v, err := ValidateClientHello(ClientHello{ProtocolVersions: tt.versions, ClientVersion: "0.3.1", PID: 1})
@@ -113,7 +116,7 @@ func TestValidateClientHello(t *testing.T) {
 			t.Errorf("ValidateClientHello(%v) = %d, %v; want code %s", tt.versions, v, err, tt.code)
 			continue
 		}
-		if !strings.Contains(err.Message, "[2]") {
+		if !strings.Contains(err.Message, "[3]") {
 			t.Errorf("message %q does not name the supported versions", err.Message)
 		}
 	}
@@ -125,10 +128,11 @@ func TestClientHelloFieldsBounded(t *testing.T) {
 		h    ClientHello
 		code Code
 	}{
-		{"a generated token", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", 43)}, ""},
-		{"the longest token", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", MaxTokenBytes)}, ""},
-		{"a token too long", ClientHello{ProtocolVersions: []int{2}, ClientVersion: "0.3.1", Token: strings.Repeat("t", MaxTokenBytes+1)}, CodeInvalidHello},
-		{"a version too long", ClientHello{ProtocolVersions: []int{2}, ClientVersion: strings.Repeat("9", 65)}, CodeInvalidHello},
+		{"a nonce", ClientHello{ProtocolVersions: []int{3}, ClientVersion: "0.3.1", Nonce: strings.Repeat("n", 43)}, ""},
+		{"the longest nonce", ClientHello{ProtocolVersions: []int{3}, ClientVersion: "0.3.1", Nonce: strings.Repeat("n", MaxNonceBytes)}, ""},
+		{"a nonce too long", ClientHello{ProtocolVersions: []int{3}, ClientVersion: "0.3.1", Nonce: strings.Repeat("n", MaxNonceBytes+1)}, CodeInvalidHello},
+		{"a token too long", ClientHello{ProtocolVersions: []int{3}, ClientVersion: "0.3.1", Token: strings.Repeat("t", MaxTokenBytes+1)}, CodeInvalidHello},
+		{"a version too long", ClientHello{ProtocolVersions: []int{3}, ClientVersion: strings.Repeat("9", 65)}, CodeInvalidHello},
 	}
 	for _, tt := range tests {
 		_, err := ValidateClientHello(tt.h)
@@ -149,14 +153,15 @@ func TestNegotiate(t *testing.T) {
 	}{
 		{nil, 0, false},
 		{[]int{}, 0, false},
-		{[]int{2}, 2, true},
-		{[]int{2, 2}, 2, true},
-		{[]int{2, 1}, 2, true},
-		{[]int{1, 2}, 2, true},
+		{[]int{3}, 3, true},
+		{[]int{3, 3}, 3, true},
+		{[]int{3, 2, 1}, 3, true},
+		{[]int{1, 3}, 3, true},
+		{[]int{2, 1}, 0, false},
 		{[]int{1}, 0, false},
 		{[]int{0}, 0, false},
-		{[]int{3, 4}, 0, false},
-		{[]int{-1, 2}, 2, true},
+		{[]int{4, 5}, 0, false},
+		{[]int{-1, 3}, 3, true},
 	}
 	for _, tt := range tests {
 		got, ok := Negotiate(tt.offered)

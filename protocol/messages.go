@@ -155,12 +155,16 @@ type Goodbye struct {
 
 // ClientHello is a studio-bridge client's first frame on /client.
 //
-// Token is the user's token (package authtoken), required since client
-// protocol version 2. It is a secret: never log a ClientHello whole.
+// Nonce (client protocol 3) opens the mutual proof of the user's token
+// (ClientChallenge, ClientProof): no secret crosses the wire. Token is what
+// clients of protocol 2 sent, the raw token; this build never sends it and
+// its host refuses protocol 2, but decodes it so as to say why (and never
+// logs it).
 type ClientHello struct {
 	ProtocolVersions []int  `json:"protocolVersions"`
 	ClientVersion    string `json:"clientVersion"`
 	PID              int    `json:"pid,omitempty"`
+	Nonce            string `json:"nonce,omitempty"`
 	Token            string `json:"token,omitempty"`
 	// Returning lists the sessions this client's previous host had when the
 	// client lost it (a rejoin after a failover; at most MaxReturning ids).

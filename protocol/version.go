@@ -1,18 +1,20 @@
 package protocol
 
 // Version is the newest client protocol version this build speaks. Version
-// 2 requires the user's token in client-hello.
-const Version = 2
+// 3 proves the user's token both ways by challenge–response (the host
+// first); version 2 sent the raw token in client-hello.
+const Version = 3
 
 // SupportedVersions lists every client protocol version this build's host
-// accepts, newest first. Version 1 clients carry no token, so a host
-// refuses them.
-var SupportedVersions = []int{2}
+// accepts, newest first. Versions 1 (no token) and 2 (the raw token on the
+// wire) are refused, with a reject saying another version holds the port.
+var SupportedVersions = []int{3}
 
-// ClientOfferedVersions is what this build offers in client-hello: version
-// 1 too, so that a new process can still join a host of an older build
-// (which ignores the token) and, when that host goes, take over from it.
-var ClientOfferedVersions = []int{2, 1}
+// ClientOfferedVersions is what this build offers in client-hello: 3
+// only. Offering 2 would let an older host, or anything answering as one,
+// ask for the raw token; a process of an older build on the port is told
+// apart by its reject instead (PROTOCOL.md, mixed versions).
+var ClientOfferedVersions = []int{3}
 
 // Negotiate picks the newest version that both this build and the peer speak.
 // It reports false when there is none.

@@ -30,6 +30,8 @@ type Options struct {
 	Timeout time.Duration
 	// Version is shown in the banner.
 	Version string
+	// Project is --project: the project root test's paths stay in.
+	Project string
 	// In, Out and Err are the process's streams. The terminal edits lines
 	// in raw mode only when In and Out are both terminals (*os.File).
 	In       io.Reader
@@ -40,7 +42,7 @@ type Options struct {
 // cancellation of ctx. Input that ends inside an unfinished chunk is an
 // error when it came from a pipe or a file (the script was cut short).
 func Run(ctx context.Context, opts Options) error {
-	r := &repl{ctx: ctx, conn: opts.Conn, log: opts.Log, timeout: opts.Timeout, defaultContext: opts.Target.DefaultContext}
+	r := &repl{ctx: ctx, conn: opts.Conn, log: opts.Log, timeout: opts.Timeout, defaultContext: opts.Target.DefaultContext, project: opts.Project}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -59,9 +61,12 @@ func Run(ctx context.Context, opts Options) error {
 
 // repl is one terminal session.
 type repl struct {
-	ctx  context.Context
-	conn bridge.Conn
-	log  *slog.Logger
+	// project is --project, "" for STUDIO_BRIDGE_PROJECT or the working
+	// directory.
+	project string
+	ctx     context.Context
+	conn    bridge.Conn
+	log     *slog.Logger
 	// timeout overrides every command's action timeout (--timeout).
 	timeout time.Duration
 

@@ -122,10 +122,10 @@ func BenchmarkAttacks(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer watcher.CloseNow()
-	if err := write(watcher, protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: "bench", Token: token}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := readType(watcher, protocol.TypeClientWelcome); err != nil {
+	jctx, jcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_, err = kit.JoinClient(jctx, watcher, "bench", token)
+	jcancel()
+	if err != nil {
 		b.Fatal(err)
 	}
 	if err := write(watcher, protocol.Watch{SessionID: evil}); err != nil {

@@ -52,12 +52,8 @@ func BenchmarkFrameFlood(b *testing.B) {
 	clients := make([]*websocket.Conn, nClients)
 	for i := range clients {
 		c := dial()
-		hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: "bench", Token: kit.Token(b).Value})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := c.Read(ctx); err != nil { // the client-welcome
+		if _, err := kit.JoinClient(ctx, c, "bench", kit.Token(b).Value); err != nil {
 			b.Fatal(err)
 		}
 		cancel()

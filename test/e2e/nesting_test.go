@@ -97,8 +97,11 @@ func (r *rawWS) expect(want string) protocol.Message {
 func joinRaw(t *testing.T, port int) *rawWS {
 	t.Helper()
 	r := dialWS(t, port, protocol.PathClient)
-	r.send(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: "test", Token: kit.Token(t).Value})
-	r.expect(protocol.TypeClientWelcome)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := kit.JoinClient(ctx, r.c, "test", kit.Token(t).Value); err != nil {
+		t.Fatalf("join: %v", err)
+	}
 	return r
 }
 
@@ -220,7 +223,7 @@ func TestMCPHTTPBadBodies(t *testing.T) {
 	})
 	post := func(body []byte) (int, []byte) {
 		t.Helper()
-		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), nil)
+		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), kit.MCPAuth(t))
 		if err != nil {
 			t.Fatalf("POST /mcp: %v (server running: %v)\n%s", err, server.Running(), server.Stderr.String())
 		}

@@ -14,17 +14,21 @@ import (
 )
 
 // TestRemoteClientNeedsTheHostsToken plays a devcontainer: a process with
-// its own config directory (so its own token) cannot join the host, is told
-// where the token lives, and exits 3; with STUDIO_BRIDGE_TOKEN set to what
-// `studio-bridge token` prints beside the host, it joins with --remote.
+// its own config directory (so its own token) cannot join the host (the
+// host's proof does not verify with its token, so it sends nothing secret),
+// is told its token may be wrong, where its own comes from and what to set,
+// and exits 3; with STUDIO_BRIDGE_TOKEN set to what `studio-bridge token`
+// prints beside the host, it joins with --remote.
 func TestRemoteClientNeedsTheHostsToken(t *testing.T) {
 	_, port := serveHost(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
-	elsewhere := authtoken.EnvConfigDir + "=" + filepath.Join(t.TempDir(), "container-config")
+	containerDir := filepath.Join(t.TempDir(), "container-config")
+	elsewhere := authtoken.EnvConfigDir + "=" + containerDir
 
 	r := run(t, 15*time.Second, []string{elsewhere}, "sessions", "--remote", remote)
-	tokenFile := filepath.Join(kit.ConfigDir(t), authtoken.FileName)
-	if r.Code != 3 || !strings.Contains(r.Stderr, "wrong token") || !strings.Contains(r.Stderr, tokenFile) {
+	tokenFile := filepath.Join(containerDir, authtoken.FileName)
+	if r.Code != 3 || !strings.Contains(r.Stderr, "wrong token") || !strings.Contains(r.Stderr, tokenFile) ||
+		!strings.Contains(r.Stderr, "port "+strconv.Itoa(port)) || !strings.Contains(r.Stderr, authtoken.EnvToken) {
 		t.Fatalf("another user's token: exit %d, stderr:\n%s\nwant exit 3, naming %s", r.Code, r.Stderr, tokenFile)
 	}
 

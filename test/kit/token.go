@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,4 +56,23 @@ func Token(tb testing.TB) authtoken.Token {
 		tb.Fatalf("the test's token: %v", err)
 	}
 	return tok
+}
+
+// MCPToken is the test's MCP token: the one in its config directory
+// (created if no process has made it yet), which `mcp --http` started by
+// the test requires as `Authorization: Bearer`.
+func MCPToken(tb testing.TB) authtoken.Token {
+	tb.Helper()
+	tok, err := authtoken.LoadOrCreateMCP(ConfigDir(tb))
+	if err != nil {
+		tb.Fatalf("the test's MCP token: %v", err)
+	}
+	return tok
+}
+
+// MCPAuth is a PostMCP edit that sends the test's MCP token.
+func MCPAuth(tb testing.TB) func(*http.Request) {
+	tb.Helper()
+	v := "Bearer " + MCPToken(tb).Value
+	return func(req *http.Request) { req.Header.Set("Authorization", v) }
 }

@@ -109,7 +109,13 @@ async function connect() {
     });
     child.on("exit", (code) => reject(new Error(`mcp --http exited ${code}: ${seen}`)));
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // As the README's client configs do: the MCP token from the
+  // environment, sent as a bearer header. Without it the server answers 401.
+  const token = process.env.STUDIO_BRIDGE_MCP_TOKEN;
+  if (!token) throw new Error("STUDIO_BRIDGE_MCP_TOKEN is not set: mcp --http needs the MCP token");
+  const bare = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+  if (bare.status !== 401) throw new Error(`mcp --http without the MCP token answered ${bare.status}, want 401`);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return {
     client,
     close: async () => {

@@ -42,7 +42,7 @@ func runCheck(t *testing.T, bin string, port int, transport, scenario, expect st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "check.mjs", "--bin", bin, "--port", strconv.Itoa(port),
 		"--transport", transport, "--scenario", scenario, "--expect", expect)
-	cmd.Env = kit.ChildEnv(t)
+	cmd.Env = append(kit.ChildEnv(t), "STUDIO_BRIDGE_MCP_TOKEN="+kit.MCPToken(t).Value) // what the README's client configs send
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {

@@ -1,0 +1,117 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/coder/websocket"
+
+	"github.com/studio-bridge/studio-bridge/authtoken"
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// clientHandshake runs the client's half of the client handshake (client
+// protocol 3, PROTOCOL.md): hello with a fresh nonce and no secret; check
+// the host's proof over that nonce before anything that depends on the
+// token is sent; answer with our proof; read the welcome. Whatever answers
+// on the port, a rogue included, learns two nonces and one MAC bound to
+// them: nothing it can replay or turn into the token.
+func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version string, token authtoken.Token, returning []string) (protocol.ClientWelcome, error) {
+	var zero protocol.ClientWelcome
+	nonce := authtoken.NewNonce()
+	clientNonce, _ := authtoken.DecodeNonce(nonce)
+	hello, _ := protocol.Encode(protocol.ClientHello{ProtocolVersions: protocol.ClientOfferedVersions, ClientVersion: version,
+		PID: os.Getpid(), Nonce: nonce})
+	if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
+		return zero, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	m, err := readHandshake(ctx, c, addr)
+	if err != nil {
+		return zero, err
+	}
+	var challenge protocol.ClientChallenge
+	switch m := m.(type) {
+	case protocol.ClientChallenge:
+		challenge = m
+	case protocol.Reject:
+		return zero, refusal(addr, m)
+	case protocol.ClientWelcome:
+		// A welcome without a challenge: something that admits anyone.
+		return zero, unproven(addr, token, "it welcomed this process without proving it holds your token")
+	default:
+		return zero, fmt.Errorf("join bridge host at %s: expected client-challenge, got %q", addr, m.Type())
+	}
+	key := authtoken.ClientKey(token.Value)
+	hostNonce, err := authtoken.DecodeNonce(challenge.Nonce)
+	if err != nil || !authtoken.ProofEqual(challenge.Proof, authtoken.HostProof(key, clientNonce, hostNonce)) {
+		return zero, unproven(addr, token, "its proof of your token is wrong")
+	}
+	answer, _ := protocol.Encode(protocol.ClientProof{Proof: authtoken.ClientProof(key, clientNonce, hostNonce), Returning: returning})
+	if err := c.Write(ctx, websocket.MessageText, answer); err != nil {
+		return zero, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	m, err = readHandshake(ctx, c, addr)
+	if err != nil {
+		return zero, err
+	}
+	switch m := m.(type) {
+	case protocol.ClientWelcome:
+		return m, nil
+	case protocol.Reject:
+		return zero, refusal(addr, m)
+	default:
+		return zero, fmt.Errorf("join bridge host at %s: expected client-welcome, got %q", addr, m.Type())
+	}
+}
+
+// readHandshake reads and decodes one handshake frame (the welcome lists
+// every session, so it is read the generous way).
+func readHandshake(ctx context.Context, c *websocket.Conn, addr string) (protocol.Message, error) {
+	data, err := readWelcome(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("join bridge host at %s: no answer to the handshake: %w", addr, err)
+	}
+	m, err := protocol.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("join bridge host at %s: %w", addr, err)
+	}
+	return m, nil
+}
+
+// refusal is a host's reject as an error the caller does not retry. A
+// reject of our protocol version comes from a process of another
+// studio-bridge version (an older host refuses 3 as unsupported).
+func refusal(addr string, m protocol.Reject) error {
+	if m.Code == protocol.CodeUnsupportedProtocol {
+		return &protocol.Error{Code: m.Code, Message: fmt.Sprintf(
+			"another studio-bridge version holds port %s: stop it or upgrade (it said: %s)", portOf(addr), m.Message)}
+	}
+	return &protocol.Error{Code: m.Code, Message: "bridge host refused this process: " + m.Message}
+}
+
+// unproven is the error for a process on the port that answers as a
+// studio-bridge host but cannot prove it holds this process's token: a
+// host started with another token (this process has a wrong token), or an
+// impostor. The client cannot tell which, so it names both, with the port,
+// where the OS says the process holding it, and where its own token came
+// from.
+func unproven(addr string, token authtoken.Token, why string) error {
+	port := portOf(addr)
+	holder := "the process holding it is unknown"
+	if p, ok := ProcessOnPort(port); ok {
+		holder = "it is held by " + p.String()
+	}
+	return &protocol.Error{Code: protocol.CodeUnauthorized, Message: fmt.Sprintf(
+		"the process answering on port %s did not prove it holds your token: %s (%s). Either this process has a wrong token (it uses the token from %s; run `studio-bridge token` beside the bridge host and set %s to what it prints), or that process is not your bridge host (stop it). This process sent it nothing secret",
+		port, why, holder, token.Source, authtoken.EnvToken)}
+}
+
+// portOf is addr's port, or addr itself if it has none.
+func portOf(addr string) string {
+	if _, port, err := net.SplitHostPort(addr); err == nil {
+		return port
+	}
+	return addr
+}

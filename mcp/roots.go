@@ -1,0 +1,50 @@
+package mcp
+
+import (
+	"context"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/project"
+)
+
+// rootsWait bounds the roots/list round trip: a client that does not
+// answer it leaves the root to the working directory, not the call hanging.
+const rootsWait = 2 * time.Second
+
+// projectRoot resolves the project root for one tool call, only when the
+// command reads files: --project (flag), else STUDIO_BRIDGE_PROJECT, else
+// the first local folder among the client's roots (roots/list), else the
+// working directory.
+func projectRoot(ctx context.Context, flag string, ss *sdk.ServerSession) func() (string, error) {
+	return func() (string, error) {
+		return project.RootWithClient(flag, nil, func() []string { return clientRoots(ctx, ss) })
+	}
+}
+
+// clientRoots asks the client for its roots; a client without the roots
+// capability answers an error, and then there are none. On MCP 2026-07-28
+// and later a server may not send roots/list (SEP-2577 deprecates roots;
+// the SDK refuses the request): such a client's project root is
+// STUDIO_BRIDGE_PROJECT or the working directory, which is where clients
+// start their stdio servers.
+func clientRoots(ctx context.Context, ss *sdk.ServerSession) []string {
+	if ss == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, rootsWait)
+	defer cancel()
+	//lint:ignore SA1019 roots stay functional through the deprecation window (SEP-2577), and issue #22 names them as the project root's source
+	res, err := ss.ListRoots(ctx, nil)
+	if err != nil || res == nil {
+		return nil
+	}
+	uris := make([]string, 0, len(res.Roots))
+	for _, r := range res.Roots {
+		if r != nil {
+			uris = append(uris, r.URI)
+		}
+	}
+	return uris
+}

@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
+	"github.com/studio-bridge/studio-bridge/test/kit"
+)
+
+// TestStudioTestPathsStayInTheClientsRoot: studio_test's paths are the
+// project's, and the project is the client's root (roots/list) when
+// neither --project nor STUDIO_BRIDGE_PROJECT names one: a relative path
+// is read from there, not from the server's working directory, and a path
+// outside it is an input error naming the root (issue #22 item 5).
+func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
+	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
+	w := newWorld(t)
+	root := kit.Files(t, map[string]string{"tests/a.spec.luau": "return function() end -- from the client's root"})
+	elsewhere := kit.Files(t, map[string]string{"tests/b.spec.luau": "return function() end -- from the working directory"})
+	t.Chdir(elsewhere)
+	var sent string
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+		Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
+			var req struct {
+				Script string `json:"script"`
+			}
+			_ = json.Unmarshal(payload, &req)
+			sent = req.Script
+			return fakeplugin.Reply{Payload: map[string]any{"success": true, "logs": []any{},
+				"returnValues": []any{`{"tests":[{"name":"a","status":"passed","file":"tests/a.spec.luau"}],"durationMs":1,"names":{}}`}}}
+		}})
+
+	s := w.server(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	c.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(root)}).String()})
+	// roots/list is a request a server may send up to MCP 2025-11-25 (the
+	// version today's clients speak); later versions deprecate roots
+	cs, err := c.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		cancel()
+	})
+
+	res := call(t, cs, "studio_test", map[string]any{"paths": []string{"tests"}})
+	if res.IsError {
+		t.Fatalf("error: %+v", res.Content)
+	}
+	if !strings.Contains(sent, "from the client's root") || strings.Contains(sent, "from the working directory") {
+		t.Fatalf("the specs sent are not the client root's:\n%.300s", sent)
+	}
+	res = call(t, cs, "studio_test", map[string]any{"paths": []string{filepath.Join(elsewhere, "tests")}})
+	if !res.IsError {
+		t.Fatal("a path outside the client's root was read")
+	}
+	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "is outside the project root") {
+		t.Fatalf("error does not say why: %s", b)
+	}
+}
