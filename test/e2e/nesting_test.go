@@ -223,7 +223,13 @@ func TestMCPHTTPBadBodies(t *testing.T) {
 	})
 	post := func(body []byte) (int, []byte) {
 		t.Helper()
-		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), kit.MCPAuth(t))
+		auth := kit.MCPAuth(t)
+		resp, out, err := kit.PostMCP(fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort), string(body), func(r *http.Request) {
+			auth(r)
+			// a client that may be refused a large body asks first: the
+			// server refuses an oversize body unread, before it is sent
+			r.Header.Set("Expect", "100-continue")
+		})
 		if err != nil {
 			t.Fatalf("POST /mcp: %v (server running: %v)\n%s", err, server.Running(), server.Stderr.String())
 		}

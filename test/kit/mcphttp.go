@@ -26,7 +26,10 @@ func PostMCP(url, body string, edit func(*http.Request)) (*http.Response, []byte
 	if edit != nil {
 		edit(req)
 	}
-	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// A request that says "Expect: 100-continue" sends its body only once
+	// the server asks for it, so a server refusing it unread (413) answers
+	// before the body is written.
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: 10 * time.Second}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, nil, err
