@@ -1,10 +1,5 @@
 package authtoken
 
-import (
-	"fmt"
-	"os"
-)
-
 // The MCP token is the bearer credential of `mcp --http`. It is not the
 // user's token: a team commits its .mcp.json, and an MCP client config
 // that leaked the master token would hand out the bridge itself. It lives
@@ -21,19 +16,7 @@ const (
 // ResolveMCP is the MCP token `mcp --http` requires and `token --mcp`
 // prints: STUDIO_BRIDGE_MCP_TOKEN if set, else the MCP token file's
 // (created if missing).
-func ResolveMCP() (Token, error) {
-	if v := os.Getenv(EnvMCPToken); v != "" {
-		if err := Validate(v); err != nil {
-			return Token{}, fmt.Errorf("%s: %w", EnvMCPToken, err)
-		}
-		return Token{Value: v, Source: EnvMCPToken}, nil
-	}
-	dir, err := Dir()
-	if err != nil {
-		return Token{}, err
-	}
-	return LoadOrCreateMCP(dir)
-}
+func ResolveMCP() (Token, error) { return resolve(EnvMCPToken, MCPFileName) }
 
 // LoadOrCreateMCP reads the MCP token file in dir, creating dir and the
 // file (with a new random token) if they do not exist.

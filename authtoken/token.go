@@ -71,18 +71,22 @@ func Dir() (string, error) {
 
 // Resolve is the token this process presents and, as host, accepts:
 // STUDIO_BRIDGE_TOKEN if set, else the token file's (created if missing).
-func Resolve() (Token, error) {
-	if v := os.Getenv(EnvToken); v != "" {
+func Resolve() (Token, error) { return resolve(EnvToken, FileName) }
+
+// resolve is the token in environment variable env if set, else the one in
+// the config directory's file name (created if missing).
+func resolve(env, name string) (Token, error) {
+	if v := os.Getenv(env); v != "" {
 		if err := Validate(v); err != nil {
-			return Token{}, fmt.Errorf("%s: %w", EnvToken, err)
+			return Token{}, fmt.Errorf("%s: %w", env, err)
 		}
-		return Token{Value: v, Source: EnvToken}, nil
+		return Token{Value: v, Source: env}, nil
 	}
 	dir, err := Dir()
 	if err != nil {
 		return Token{}, err
 	}
-	return LoadOrCreate(dir)
+	return loadOrCreate(dir, name)
 }
 
 // LoadOrCreate reads the token file in dir, creating dir and the file

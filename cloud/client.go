@@ -150,7 +150,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			return nil, last
 		}
 		c.log().Debug("open cloud: retrying", "op", r.op, "attempt", attempt, "wait", wait, "reason", last.Message)
-		if err := sleep(ctx, wait); err != nil {
+		if err := Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}

@@ -46,7 +46,7 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	return sleep(ctx, d)
+	return Sleep(ctx, d)
 }
 
 // Observe reads an answer's status and rate-limit headers: a 429 (with

@@ -44,7 +44,7 @@ func (c *Client) Run(ctx context.Context, t Task, onLog func(Line)) (*Outcome, e
 			return nil, &Error{Kind: KindTimeout, Op: "get task", TaskPath: path,
 				Message: fmt.Sprintf("the task did not finish within its %s timeout and %s more of waiting (still %s); it may still be running", limit, dur(c.Grace, 2*time.Minute), res.State)}
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := Sleep(ctx, wait); err != nil {
 			return nil, interrupted(path, err)
 		}
 		wait = min(wait*3/2, dur(c.PollMax, 5*time.Second))

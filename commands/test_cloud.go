@@ -325,7 +325,7 @@ func (r *cloudTestRun) runTask(ctx context.Context, p cloudPlace, script string,
 			break
 		}
 		logOf(r.env).Info("test --cloud: the place runs its limit of tasks; waiting for a slot", "place", p.id)
-		if err := sleepCtx(ctx, slotWait); err != nil {
+		if err := cloud.Sleep(ctx, slotWait); err != nil {
 			return nil, time.Since(started), &cloud.Error{Kind: cloud.KindInterrupted, Err: err, Message: "interrupted while waiting for a task slot; no task was created"}
 		}
 	}
@@ -549,15 +549,4 @@ var (
 func refusedCreate(err error) bool {
 	var ce *cloud.Error
 	return errors.As(err, &ce) && ce.Kind == cloud.KindRateLimited && ce.Op == "create task" && ce.TaskPath == ""
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
