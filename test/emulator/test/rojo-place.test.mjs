@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 import { loadRojoProject } from '../src/rojo.mjs'
 import { Window } from '../src/window.mjs'
-import { startWindow } from './helpers/minihost.mjs'
+import { startWindow, TEST_PAIRING } from './helpers/minihost.mjs'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -78,7 +78,7 @@ test('--place-project loads the instances rojo build puts in the place', () => {
 
 test('exec: a runtime error two requires deep returns every frame, the script named after its file', async () => {
   const { host, session, window, stop } = await startWindow((port) => ({
-    window: new Window({ port, quiet: true, placeProject: PROJECT, onFatal: (m) => { throw new Error(m) } }),
+    window: new Window({ port, quiet: true, pairing: TEST_PAIRING, placeProject: PROJECT, onFatal: (m) => { throw new Error(m) } }),
   }))
   try {
     assert.ok(window.fixture.tree.find((n) => n.name === 'ReplicatedStorage').children.some((c) => c.name === 'Shared'))

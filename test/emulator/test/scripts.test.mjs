@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Window } from '../src/window.mjs'
-import { startWindow } from './helpers/minihost.mjs'
+import { startWindow, TEST_PAIRING } from './helpers/minihost.mjs'
 
 function newWindow(port, extra = {}) {
   const window = new Window({
     port,
     quiet: true,
+    pairing: TEST_PAIRING,
     onFatal: (m) => {
       throw new Error(m)
     },
