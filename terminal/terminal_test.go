@@ -180,7 +180,7 @@ func TestTerminalPipedStdoutHoldsOnlyResults(t *testing.T) {
 // clearing a line, Ctrl-D exiting.
 func TestTerminalPTY(t *testing.T) {
 	port := studioPort(t)
-	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
+	kit.UseConfigDir(t) // the fake Studio's token and key, and where the history goes
 	master, slave := ptytest.Open(t)
 	defer master.Close()
 	scr := ptytest.Record(master)
@@ -520,7 +520,7 @@ func TestTerminalQuotedStringEndsChunk(t *testing.T) {
 // process. test/emulator's terminal test runs the binary on one there.
 func ptyTerminal(t *testing.T, port string, wait time.Duration) (scr *ptytest.Screen, typeKeys func(string), exited func() error) {
 	t.Helper()
-	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
+	kit.UseConfigDir(t) // the fake Studio's token and key, and where the history goes
 	master, slave := ptytest.Open(t)
 	scr = ptytest.Record(master)
 	done := make(chan error, 1)

@@ -21,8 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/plugin"
+	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -86,8 +88,14 @@ func runBinary(t *testing.T, exe, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, plugin.RBXM) || len(got) == 0 {
-		t.Errorf("install-plugin wrote %d bytes, not the %d of plugin/build/StudioBridge.rbxm", len(got), len(plugin.RBXM))
+	// the committed build, paired with the test's token for the default
+	// port (the child runs with the test's config directory)
+	want, err := plugin.Pair(plugin.RBXM, authtoken.PairingKey(kit.Token(t).Value), protocol.DefaultPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || len(got) == 0 {
+		t.Errorf("install-plugin wrote %d bytes, not the %d of plugin/build/StudioBridge.rbxm paired with the test's token", len(got), len(want))
 	}
 }
 
