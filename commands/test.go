@@ -83,6 +83,10 @@ type runnerAnswer struct {
 	Tests      []TestCase        `json:"tests"`
 	DurationMs int64             `json:"durationMs"`
 	Names      map[string]string `json:"names"`
+	// File and Bytes name the file Studio refused as a Source
+	// (source-too-large).
+	File  string `json:"file"`
+	Bytes int    `json:"bytes"`
 }
 
 // wallyLine is what adds TestEZ to a Wally project; jestWallyLines add
@@ -267,6 +271,8 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
 	case "root-uncloneable":
 		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
+	case "source-too-large":
+		return nil, Usagef("test: %s is %d bytes, over Studio's 200,000-character limit for a script's Source, so it cannot be mounted; split it, or sync it with Rojo and run it with %s", ans.File, ans.Bytes, ArgName("root"))
 	case "only-missing":
 		return nil, Usagef("test: Studio has no %s, where the source map puts %s: is Rojo syncing this project (rojo serve)? Or regenerate the map", args.synced.Path, args.synced.File)
 	case "out-of-sync":

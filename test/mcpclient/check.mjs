@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const { values: opts } = parseArgs({
@@ -92,7 +92,13 @@ async function connect() {
   const client = new Client({ name: "studio-bridge-check", version: "1.0.0" });
   const args = ["mcp", "--port", opts.port];
   if (opts.transport === "stdio") {
-    await client.connect(new StdioClientTransport({ command: opts.bin, args, stderr: "inherit" }));
+    // An MCP client starts the server with a minimal environment: the config
+    // directory travels in the config's env block, as the README's examples
+    // show (without it the server would use another token than the host's
+    // plugins are paired with).
+    const env = { ...getDefaultEnvironment() };
+    if (process.env.STUDIO_BRIDGE_CONFIG_DIR) env.STUDIO_BRIDGE_CONFIG_DIR = process.env.STUDIO_BRIDGE_CONFIG_DIR;
+    await client.connect(new StdioClientTransport({ command: opts.bin, args, env, stderr: "inherit" }));
     return { client, close: () => client.close() };
   }
   const child = spawn(opts.bin, [...args, "--http", "127.0.0.1:0"], { stdio: ["ignore", "inherit", "pipe"] });
