@@ -8,8 +8,8 @@
 // logic and no error classification lives here; Spelling words arguments
 // and next steps as an agent uses them.
 //
-// The contract (tool names, schemas, error texts) is the seed spec in
-// shared/spec/mcp-server.md; the golden files in testdata/ pin it. Two
+// The contract (tool names, schemas, error texts) is described in
+// docs/mcp.md; the golden files in testdata/ pin it. Two
 // fields of the spec's studio_sessions example are absent on purpose:
 // placeFile, because no Roblox API gives a plugin the local path of the
 // place it has open, and origin ("user" or "managed"), because nothing tells
