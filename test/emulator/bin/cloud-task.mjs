@@ -123,11 +123,13 @@ async function runTask(req) {
       logBytes += size
       logs.push({ messageType: LOG_TYPE[messageType] ?? 'OUTPUT', message })
     })
-    const timer = setTimeout(() => finish({ deadline: true }), req.timeoutMs > 0 ? req.timeoutMs : 300000)
-    timer.unref()
     await window.start(['server'])
     const dm = window.models.get('server')
     for (const part of chunked(req.script)) await dm.command('task-chunk', part)
+    // the timeout counts from the script's start: loading the place is
+    // the server's start (the stand-in's cold and warm start delays)
+    const timer = setTimeout(() => finish({ deadline: true }), req.timeoutMs > 0 ? req.timeoutMs : 300000)
+    timer.unref()
     await dm.command('task-run')
     const r = await ended
     clearTimeout(timer)
