@@ -295,7 +295,7 @@ func TestCloudStandInPerPlaceLimit(t *testing.T) {
 }
 
 // BenchmarkCloudStandInParallel runs a 200-spec suite, one spec in five
-// waiting 1 s (task.wait), through `studio-bridge test --cloud` against
+// waiting 2 s (task.wait), through `studio-bridge test --cloud` against
 // the stand-in executing the runner in the emulator's Luau runtime, with a
 // 1 s cold and 150 ms warm task start: --parallel 1 (one task) and
 // --parallel 8 (a discovery task, then 8). The figure (docs/performance.md)
@@ -303,7 +303,7 @@ func TestCloudStandInPerPlaceLimit(t *testing.T) {
 //
 //	go test -run '^$' -bench CloudStandInParallel -benchtime 1x ./test/emulator/
 func BenchmarkCloudStandInParallel(b *testing.B) {
-	suite := writeCloudSuite(b, 200, 5, time.Second)
+	suite := writeCloudSuite(b, 200, 5, 2*time.Second)
 	for _, n := range []int{1, 8} {
 		b.Run(fmt.Sprintf("parallel=%d", n), func(b *testing.B) {
 			srv, e := standIn(b, suite)
