@@ -30,6 +30,7 @@ type luauExecutor struct {
 	tb      testing.TB
 	project string
 	size    int
+	env     []string // the workers' environment (kit.ChildEnv, made on the test's goroutine)
 
 	mu      sync.Mutex
 	workers []*taskWorker
@@ -43,7 +44,7 @@ func newLuauExecutor(tb testing.TB, project string) *luauExecutor {
 	if setupErr != nil {
 		tb.Fatal(setupErr)
 	}
-	e := &luauExecutor{tb: tb, project: project, size: max(2, runtime.NumCPU())}
+	e := &luauExecutor{tb: tb, project: project, size: max(2, runtime.NumCPU()), env: kit.ChildEnv(tb)}
 	tb.Cleanup(e.close)
 	return e
 }
@@ -83,7 +84,7 @@ const maxAnswer = 16 << 20
 func (e *luauExecutor) start() (*taskWorker, error) {
 	cmd := exec.Command(nodePath, filepath.Join(emulatorD, "bin", "cloud-task.mjs"), "--project", e.project)
 	cmd.Dir = emulatorD
-	cmd.Env = kit.ChildEnv(e.tb)
+	cmd.Env = e.env
 	w := &taskWorker{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, pending: map[string]chan cloudtest.Outcome{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	var err error
