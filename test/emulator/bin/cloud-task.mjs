@@ -145,12 +145,19 @@ async function runTask(req) {
     return { state: 'FAILED', error: { code: 'INTERNAL_ERROR', message: `cloud-task: ${err.message}` }, logs }
   } finally {
     running.delete(req.id)
-    if (window) await window.shutdown().catch(() => {})
+    // the task has ended: its answer goes first, the DataModel goes after
+    if (window) setImmediate(() => track(window.shutdown().catch(() => {})))
   }
 }
 
+const tasks = new Set() // tasks and shutdowns still running
+function track(p) {
+  tasks.add(p)
+  p.finally(() => tasks.delete(p))
+  return p
+}
+
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity })
-const tasks = new Set()
 rl.on('line', (line) => {
   if (line.length > MAX_LINE) {
     process.stderr.write(`cloud-task: a request of ${line.length} characters is over ${MAX_LINE}; ignored\n`)
@@ -171,12 +178,10 @@ rl.on('line', (line) => {
     process.stderr.write('cloud-task: a request needs a string id and script; ignored\n')
     return
   }
-  const p = runTask(req).then((out) => answer({ id: req.id, ...out }))
-  tasks.add(p)
-  p.finally(() => tasks.delete(p))
+  track(runTask(req).then((out) => answer({ id: req.id, ...out })))
 })
 rl.on('close', async () => {
   for (const { finish } of running.values()) finish({ cancel: true })
-  await Promise.allSettled([...tasks])
+  while (tasks.size > 0) await Promise.allSettled([...tasks]) // shutdowns start as tasks end
   process.exit(0)
 })
