@@ -114,6 +114,10 @@ func Discover(ctx context.Context, o Options) (*Found, error) {
 		m.SetWorkingDir(wd)
 	}
 	found.File, found.Map = file, m
+	m.File = file
+	if project != "" {
+		m.Remake = rojoCommand(project, file, o.Root)
+	}
 	found.Missing = m.Missing()
 	return found, nil
 }

@@ -44,6 +44,11 @@ type Map struct {
 	// relative to the working directory, slash-separated, with a trailing
 	// slash), or "" when that is the working directory.
 	Prefix string
+	// File is the map's file as Discover found it, and Remake the command
+	// that makes it again (`rojo sourcemap …`), or "" when unknown: the
+	// words of a stale map's report (NotInStudio).
+	File   string
+	Remake string
 	byPath map[string]Entry
 	byFile map[string]string
 }
