@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"os"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/project"
 )
 
@@ -47,4 +50,27 @@ func clientRoots(ctx context.Context, ss *sdk.ServerSession) []string {
 		}
 	}
 	return uris
+}
+
+// mapRoot points the process's source map at the client's project root:
+// the first tool call asks its client for roots (roots/list) once, when
+// neither --project nor STUDIO_BRIDGE_PROJECT names the root, so locations
+// in every tool result (exec errors, logs, test failures, script reads)
+// are the client's files, shown from its root. The map applies to the
+// whole process (issue 24): over --http the first client's root wins, and
+// a later roots/list_changed does not move it.
+type mapRoot struct {
+	flag string // --project
+	once sync.Once
+}
+
+func (r *mapRoot) resolve(ctx context.Context, ss *sdk.ServerSession) {
+	r.once.Do(func() {
+		if r.flag != "" || os.Getenv(project.EnvVar) != "" || ss == nil {
+			return // the root is named; the CLI configured the map with it
+		}
+		if dir := project.FirstLocalRoot(clientRoots(ctx, ss)); dir != "" {
+			commands.SetSourceMapRoot(dir)
+		}
+	})
 }
