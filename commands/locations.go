@@ -166,7 +166,8 @@ type syncedSpec struct {
 }
 
 // findSyncedSpec is the synced spec of a test run, or nil: one spec file
-// named, a TestEZ run, and a source map that maps the file.
+// named, a TestEZ run, and a source map that maps the file. (A Jest run of
+// one spec mounts its folder from disk and filters to it instead.)
 func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
 	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !isSpecFile(filepath.Base(args.Paths[0])) {
 		return nil

@@ -273,6 +273,8 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
 	case "source-too-large":
 		return nil, Usagef("test: %s is %d bytes, over Studio's 200,000-character limit for a script's Source, so it cannot be mounted; split it, or sync it with Rojo and run it with %s", ans.File, ans.Bytes, ArgName("root"))
+	case "jest-filter":
+		return nil, Wordf("test: Jest-Lua named its test files otherwise than by their instances, so the specs asked for could not be picked out of their folder; run the whole folder, or the specs' folder with %s", ArgName("root"))
 	case "only-missing":
 		return nil, rootMissing(SourceMap(), args)
 	case "out-of-sync":
