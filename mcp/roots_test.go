@@ -82,7 +82,8 @@ func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
 // With neither --project nor STUDIO_BRIDGE_PROJECT, the source map is the
 // client's root's (roots/list, asked once): an exec error's locations are
 // the client's files, shown from its root, though the server runs
-// elsewhere; with --project the client's roots are not asked (issue 24).
+// elsewhere; with --project, or from a client that did not declare roots,
+// no roots are asked (issue 24).
 func TestSourceMapFromTheClientsRoot(t *testing.T) {
 	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
 	t.Setenv("STUDIO_BRIDGE_SOURCEMAP", "")
@@ -99,11 +100,13 @@ func TestSourceMapFromTheClientsRoot(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		project string // --project
+		noRoots bool   // the client does not declare the roots capability
 		file    string // the location's file; "" is none
 		asked   int32  // roots/list requests
 	}{
-		{"the client's root", "", "src/shared/Inner.luau", 1},
-		{"--project wins", elsewhere, "", 0},
+		{"the client's root", "", false, "src/shared/Inner.luau", 1},
+		{"--project wins", elsewhere, false, "", 0},
+		{"a client without roots is not asked", "", true, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			roots.Store(0)
@@ -121,7 +124,11 @@ func TestSourceMapFromTheClientsRoot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+			var copts *sdk.ClientOptions
+			if tc.noRoots {
+				copts = &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}
+			}
+			c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, copts)
 			//lint:ignore SA1019 the client side of the roots the server reads (mcp/roots.go says why they stay)
 			c.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(root)}).String()})
 			c.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
