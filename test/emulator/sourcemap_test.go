@@ -279,6 +279,10 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 				"No instance found at path: game.ReplicatedStorage.Shared.Extra; the source map "},
 			{"test of the synced spec", []string{"test", "src/shared/util/Extra.spec.luau"}, 2,
 				"test: cannot run src/shared/util/Extra.spec.luau: the source map "},
+			{"test --root", []string{"test", "--root", "ReplicatedStorage.Shared.Extra"}, 2,
+				"test: --root ReplicatedStorage.Shared.Extra: no such instance in the place; the source map "},
+			{"script grep --root", []string{"script", "grep", "--literal", "x", "--root", "ReplicatedStorage.Shared.Extra"}, 1,
+				"No instance found at path: game.ReplicatedStorage.Shared.Extra; the source map "},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, stderr, code := cliIn(t, dir, port, tc.args...)
