@@ -298,6 +298,21 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "return config.field") || !strings.Contains(stderr, "synced by Rojo from src/shared/Inner.luau") {
 			t.Fatalf("read: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
 		}
+		// the explicit check: doctor compares the whole map with the window
+		c := doctorMapCheck(t, dir, port, instance)
+		if c.Status != commands.StatusDegraded || !strings.HasPrefix(c.Detail, "7 of the source map's 9 scripts are in this window; 2 are not: ") ||
+			!strings.Contains(c.Detail, "ReplicatedStorage.Shared.Extra (src/shared/Extra.luau)") ||
+			!strings.Contains(c.Detail, "ReplicatedStorage.Shared.util.Extra.spec (src/shared/util/Extra.spec.luau)") ||
+			!strings.Contains(c.Fix, "rojo sourcemap default.project.json --output sourcemap.json") {
+			t.Fatalf("studio.sourceMap %+v", c)
+		}
+	})
+
+	t.Run("doctor finds every mapped script of a fresh map in the window", func(t *testing.T) {
+		c := doctorMapCheck(t, copyFixture(t), port, instance)
+		if c.Status != commands.StatusOK || c.Detail != "7 of the source map's 7 scripts are in this window" {
+			t.Fatalf("studio.sourceMap %+v", c)
+		}
 	})
 
 	t.Run("a Rojo project without a map says how to make one", func(t *testing.T) {
@@ -364,4 +379,15 @@ func mapsMore(t *testing.T, dir string, entries map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// doctorMapCheck is doctor's studio.sourceMap check of window, run in dir.
+func doctorMapCheck(t *testing.T, dir string, port int, window string) commands.Check {
+	t.Helper()
+	stdout, stderr, code := cliIn(t, dir, port, "--json", "doctor")
+	var d commands.DoctorData
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("doctor: exit %d, stdout %q, stderr %q: %v", code, stdout, stderr, err)
+	}
+	return statusOf(t, d, "studio.sourceMap", window)
 }
