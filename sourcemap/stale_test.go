@@ -50,3 +50,27 @@ func TestNotInStudio(t *testing.T) {
 		t.Error("a nil map lists something")
 	}
 }
+
+// Entries keep each instance's names from the top, so a name with a dot
+// (Strings.spec) stays one name; they come sorted by path.
+func TestEntriesNames(t *testing.T) {
+	es := loadFixture(t).Entries()
+	if len(es) != 7 {
+		t.Fatalf("%d entries", len(es))
+	}
+	for i, e := range es {
+		if i > 0 && es[i-1].Path >= e.Path {
+			t.Errorf("entries out of order at %s", e.Path)
+		}
+		if strings.Join(e.Names, ".") != e.Path {
+			t.Errorf("%s: names %q", e.Path, e.Names)
+		}
+		if e.Path == "ReplicatedStorage.Shared.util.Strings.spec" && (len(e.Names) != 4 || e.Names[3] != "Strings.spec") {
+			t.Errorf("%s: names %q", e.Path, e.Names)
+		}
+	}
+	var none *Map
+	if none.Entries() != nil {
+		t.Error("a nil map has entries")
+	}
+}
