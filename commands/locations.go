@@ -54,9 +54,9 @@ func ConfigureSourceMap(ctx context.Context, o sourcemap.Options, warn func(stri
 // ConfigureSourceMap was given, when the two differ: MCP calls it with the
 // client's root (roots/list) when neither --project nor
 // STUDIO_BRIDGE_PROJECT named one, so tool results map to the client's
-// files (shown relative to root). The map is then found (again) when next needed. Without
-// ConfigureSourceMap (a map set with SetSourceMap, or none) it does
-// nothing; it answers whether the root changed.
+// files (shown relative to root). The map is then found (again) when next
+// needed. Without ConfigureSourceMap (a map set with SetSourceMap, or
+// none) it does nothing; it answers whether the root changed.
 func SetSourceMapRoot(root string) bool {
 	sourceMapMu.Lock()
 	defer sourceMapMu.Unlock()

@@ -54,12 +54,12 @@ func clientRoots(ctx context.Context, ss *sdk.ServerSession) []string {
 
 // mapRoot points the process's source map at the client's project root:
 // the first tool call asks its client for roots (roots/list) once, when
-// neither --project nor STUDIO_BRIDGE_PROJECT names the root and the client
-// declared the roots capability, so locations
-// in every tool result (exec errors, logs, test failures, script reads)
-// are the client's files, shown from its root. The map applies to the
-// whole process (issue 24): over --http the first client's root wins, and
-// a later roots/list_changed does not move it.
+// neither --project nor STUDIO_BRIDGE_PROJECT names the root and the
+// client declared the roots capability, so locations in every tool result
+// (exec errors, logs, test failures, script reads) are the client's
+// files, shown from its root. The map applies to the whole process (issue
+// 24): over --http the first client's root wins, and a later
+// roots/list_changed does not move it.
 type mapRoot struct {
 	flag string // --project
 	once sync.Once
