@@ -51,3 +51,15 @@ func TestAllNames(t *testing.T) {
 		t.Errorf("All lists %d actions; the plugin handles 12 (plugin/tests/Main.spec.luau)", len(All))
 	}
 }
+
+// TestShapes: every action has its request and result types.
+func TestShapes(t *testing.T) {
+	for _, n := range All {
+		if req, res, ok := Shape(n); !ok || req == nil || res == nil {
+			t.Errorf("Shape(%q): no types", n)
+		}
+	}
+	if _, _, ok := Shape("nope"); ok {
+		t.Error(`Shape("nope") claims an action`)
+	}
+}
