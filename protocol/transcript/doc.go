@@ -22,5 +22,6 @@
 // random (nonces, session ids, resume secrets, the window's instanceId)
 // are injected into the implementation under test, so a replay is
 // deterministic: the host and the Go fake take them from the transcript's
-// own frames, the emulator from a counting GUID source.
+// own frames, the emulator from a counting GUID source and, where the
+// transcript says "clock: <Unix ms>", a fixed wall clock.
 package transcript

@@ -43,7 +43,7 @@ export class Window {
   //            project, placeProject, signalBehavior, faults, quiet, settingsFile, out,
   //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, teamCreate,
   //            streamLifetime, clientLocalhost,
-  //            pluginConnectionService, guid }
+  //            pluginConnectionService, guid, clock }
   constructor(options) {
     this.options = options
     this.startedAt = performance.now()

@@ -7,8 +7,9 @@
 //
 // The plugin's random values are injected: GenerateGUID counts
 // (AAAAAAAA-0000-4000-8000-<n>), which fixes the window's instanceId and
-// the hello's nonce; the host's are the transcript's own. Heartbeats are
-// answered and not compared.
+// the hello's nonce; the wall clock is the transcript's `clock:` setting
+// where it has one; the host's values are the transcript's own.
+// Heartbeats are answered and not compared.
 
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
@@ -100,6 +101,8 @@ for (const t of transcripts) {
       pairing: { key: pairingKey(t.settings.token), port: 0 },
       guid,
       viewport: viewport(t.settings.viewport),
+      // the wall clock, where the transcript records times (log timestamps)
+      clock: t.settings.clock ? () => Number(t.settings.clock) : undefined,
       onFatal: (m) => {
         throw new Error(m)
       },
