@@ -5,7 +5,7 @@
 // protocol/ACTIONS.md describes each action (payload, result, error codes,
 // limits); the recorded conversations under protocol/testdata/transcripts
 // pin the wire, replayed against the host, the Go fake plugin and the real
-// Luau plugin (transcripts_test.go, package transcript).
+// Luau plugin (package protocol/transcript says how).
 //
 // Package commands builds these payloads and reads these results; it adds
 // only what the host computes itself (source locations, PNG encoding).
