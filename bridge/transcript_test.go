@@ -12,6 +12,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -206,8 +207,12 @@ func checkCall(t *testing.T, at string, x *transcript.Exchange, done chan replay
 		}
 	}
 	if x.Error != nil {
-		if protocol.CodeOf(r.err) != x.Error.Code {
-			t.Fatalf("%s: the call ended with %v; the plugin answered %s", at, r.err, x.Error.Code)
+		var perr *protocol.Error
+		if !errors.As(r.err, &perr) || perr.Code != x.Error.Code || perr.Message != x.Error.Message {
+			t.Fatalf("%s: the call ended with %v; the plugin answered %s: %s", at, r.err, x.Error.Code, x.Error.Message)
+		}
+		if err := transcript.Equal(mustJSON(t, x.Error.Details), mustJSON(t, perr.Details)); err != nil {
+			t.Fatalf("%s: the error's details: %v", at, err)
 		}
 		return
 	}
@@ -220,6 +225,15 @@ func checkCall(t *testing.T, at string, x *transcript.Exchange, done chan replay
 	if err := x.CheckPayloads(); err != nil {
 		t.Fatalf("%s: %v", at, err)
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // readHostFrame reads the host's next frame, answering and skipping
