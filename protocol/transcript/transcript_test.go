@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +44,35 @@ func TestPayloadsMatchTheContract(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCapabilitiesAreTheContract: the plugin advertises (derived from its
+// handler table, plugin/src/Main.luau) exactly the actions package actions
+// names, so a Go action the plugin lacks, or a Luau handler the contract
+// does not describe, fails here.
+func TestCapabilitiesAreTheContract(t *testing.T) {
+	all, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(actions.All)
+	slices.Sort(want)
+	for _, tr := range all {
+		for _, f := range tr.Frames(Plugin) {
+			if f.Type != "attach" {
+				continue
+			}
+			var a struct {
+				Capabilities []string `json:"capabilities"`
+			}
+			if err := json.Unmarshal(f.Raw, &a); err != nil {
+				t.Fatalf("%s:%d: %v", tr.Name, f.Line, err)
+			}
+			if !slices.Equal(a.Capabilities, want) {
+				t.Errorf("%s:%d: the plugin advertises %v; protocol/actions names %v", tr.Name, f.Line, a.Capabilities, want)
+			}
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 import { WebSocketServer } from 'ws'
 import { pairingKey } from '../src/pairing.mjs'
-import { diff, heartbeat, load } from '../src/transcript.mjs'
+import { diff, heartbeat, load, parse } from '../src/transcript.mjs'
 import { REPO_ROOT, Window } from '../src/window.mjs'
 
 const DIR = path.join(REPO_ROOT, 'protocol', 'testdata', 'transcripts')
@@ -74,6 +74,31 @@ function viewport(setting) {
   const m = /^(\d+)x(\d+)$/.exec(setting ?? '')
   return m ? { width: Number(m[1]), height: Number(m[2]) } : undefined
 }
+
+test('the transcript parser reads the format and refuses bad files', () => {
+  const t = parse('good', 'About.\ntoken: abc\n-- plugin --\n{"type":"hello"}\n\n# a note\n-- host --\n{"type":"welcome","n":1}\n')
+  assert.equal(t.settings.token, 'abc')
+  assert.deepEqual(
+    t.steps.map((s) => [s.from, s.frames.map((f) => [f.type, f.line])]),
+    [
+      ['plugin', [['hello', 4]]],
+      ['host', [['welcome', 8]]],
+    ],
+  )
+  for (const [text, want] of [
+    ['just text\n', /no sections/],
+    ['-- client --\n{"type":"x"}\n', /section "client"/],
+    ['-- host --\n{nope}\n', /b:2: not one JSON frame/],
+    ['-- host --\n{"id":"1"}\n', /no "type"/],
+    ['-- host --\n-- plugin --\n{"type":"a"}\n', /empty host section/],
+  ]) {
+    assert.throws(() => parse('b', text), want)
+  }
+  assert.equal(diff({ a: 1, b: [true, null] }, { b: [true, null], a: 1 }), '')
+  assert.match(diff({ a: 1 }, {}), /\$\.a: missing/)
+  assert.match(diff({}, { z: 'x' }), /\$\.z: not expected/)
+  assert.match(diff({ a: { b: 'x' } }, { a: { b: 'y' } }), /\$\.a\.b: want "x", got "y"/)
+})
 
 for (const t of transcripts) {
   test(`transcript ${t.name}`, async () => {
