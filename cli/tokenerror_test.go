@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"sync"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
