@@ -97,7 +97,16 @@ func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition
 
 // WatchResources keeps one logs resource per connected session and tells
 // subscribers when the session list changes, until ctx ends.
+//
+// It also announces new lines of each subscribed session's logs resource
+// (notifications/resources/updated, at most once per LogUpdateInterval).
 func WatchResources(ctx context.Context, s *sdk.Server, conn bridge.Conn) {
+	if f, ok := feeds.Load(s); ok {
+		fctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); f.(*logFeed).run(fctx, s) }()
+		defer func() { stop(); <-done; feeds.Delete(s) }()
+	}
 	events := conn.WatchSessions(ctx)
 	refresh := func() {
 		list, err := conn.Sessions(ctx)
