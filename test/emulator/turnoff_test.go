@@ -18,22 +18,30 @@ import (
 // host falls back to holding the sessions, as after a drop.
 func TestTurningThePluginOffEndsItsSessions(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		fault []string
-		held  bool
+		name   string
+		args   []string
+		action string
+		held   bool
 	}{
-		{"goodbye arrives", nil, false},
-		{"goodbye lost with the close", []string{"--fault", "close-drops-sends"}, true},
+		{"goodbye arrives", []string{"--play"}, "click StudioBridgeToggle", false},
+		{"goodbye lost with the close", []string{"--play", "--fault", "close-drops-sends"}, "click StudioBridgeToggle", true},
+		// an unload in Edit mode ends the edit session at once too (the
+		// next copy attaches a new one)
+		{"plugin unloaded", nil, "reload", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireSetup(t)
 			port := kit.FreePort(t)
 			serve := startServe(t, "serve", port)
-			studio := kit.Studio(t, "studio", port, append([]string{"--instance", "OFF", "--play"}, tc.fault...)...)
+			studio := kit.Studio(t, "studio", port, append([]string{"--instance", "OFF"}, tc.args...)...)
 			b := connect(t, port)
-			waitSessions(t, b, "OFF", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+			if len(tc.args) > 0 {
+				waitSessions(t, b, "OFF", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+			} else {
+				waitSessions(t, b, "OFF", protocol.ContextEdit)
+			}
 
-			studio.Send(t, "click StudioBridgeToggle")
+			studio.Send(t, tc.action)
 			// The host has handled the socket's end once it logs it: a
 			// session it holds is logged as held before that.
 			kit.WaitFor(t, 20*time.Second, "the host to see the plugin's socket end", func() bool {
@@ -44,7 +52,7 @@ func TestTurningThePluginOffEndsItsSessions(t *testing.T) {
 			if held != tc.held {
 				t.Fatalf("sessions held for the grace: %v, want %v; host log:\n%s", held, tc.held, log)
 			}
-			if tc.held {
+			if tc.held || tc.action != "click StudioBridgeToggle" {
 				return
 			}
 			if !strings.Contains(log, `reason="plugin turned off"`) {
