@@ -17,8 +17,8 @@ import (
 )
 
 // TestWrongTokenOnEverySurface: with the bridge host in one config
-// directory and the caller in another (two tokens), the one-shot CLI, the
-// terminal and the stdio MCP server each say plainly that the token is
+// directory and the caller in another (two tokens), the one-shot CLI,
+// doctor, the terminal and the stdio MCP server each say plainly that the token is
 // wrong, which token file and config directory the caller used, and how to
 // fix it; MCP says it in the tool result's error text, and on stderr.
 func TestWrongTokenOnEverySurface(t *testing.T) {
@@ -50,6 +50,13 @@ func TestWrongTokenOnEverySurface(t *testing.T) {
 		t.Fatal("sessions joined a host with another token")
 	}
 	says("the CLI's error", err.Error())
+
+	// doctor fails its token check with the same text, once
+	docOut, _, err := run(t, "--port", port, "doctor")
+	if err == nil || !strings.Contains(docOut, "failed    token.file: wrong token: ") || strings.Count(docOut, "wrong token: ") != 1 {
+		t.Errorf("doctor (%v):\n%s", err, docOut)
+	}
+	says("doctor's token check", docOut)
 
 	var out, errb bytes.Buffer
 	err = Run(ctx, []string{"studio-bridge", "--port", port, "terminal"}, IO{In: strings.NewReader(".exit\n"), Out: &out, Err: &errb})
