@@ -32,6 +32,7 @@ type logFeed struct {
 	subs     map[string]map[*sdk.ServerSession]bool
 	watching map[string]context.CancelFunc
 	sessions map[*sdk.ServerSession]bool // clients whose end is awaited
+	running  sync.WaitGroup              // the watchers, which run waits for
 }
 
 // feeds maps each server New made to its logFeed, for WatchResources,
@@ -103,7 +104,9 @@ func (f *logFeed) startLocked(sid string) {
 	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	f.watching[sid] = cancel
+	f.running.Add(1)
 	go func() {
+		defer f.running.Done()
 		defer cancel()
 		f.watch(ctx, sid)
 		f.mu.Lock()
@@ -115,7 +118,8 @@ func (f *logFeed) startLocked(sid string) {
 }
 
 // run starts the watchers for the subscriptions made so far and keeps
-// starting them until ctx ends; then it stops them all.
+// starting them until ctx ends; then it stops them all and waits for them
+// (each unsubscribes the plugin, within a second).
 func (f *logFeed) run(ctx context.Context, srv *sdk.Server) {
 	f.mu.Lock()
 	f.ctx, f.srv = ctx, srv
@@ -131,6 +135,7 @@ func (f *logFeed) run(ctx context.Context, srv *sdk.Server) {
 		delete(f.watching, sid)
 	}
 	f.mu.Unlock()
+	f.running.Wait()
 }
 
 // watch follows one Studio session's log events and announces its logs
