@@ -6,7 +6,7 @@
 #
 #   scripts/mcp-conformance/run.sh [output-dir]     (default: dist/mcp-conformance)
 #
-# Needs Go, Node.js 20+ with npm (npx fetches Node 22 and the suite), and
+# Needs bash, curl, Go, Node.js 20+ with npm (npx fetches Node 22 and the suite), and
 # test/emulator's packages (`npm ci --prefix test/emulator`). Everything
 # runs on loopback, in a temporary config directory, on free ports; nothing
 # of the user's own studio-bridge setup is read or changed. Not part of the
