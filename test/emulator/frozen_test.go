@@ -7,6 +7,7 @@ package emulator_test
 // (its window runs in a worker thread, src/supervisor.mjs).
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +32,18 @@ func TestFrozenExecIsNamedAndTheEmulatorStillStops(t *testing.T) {
 		{"SIGTERM", "E2E-FROZEN-TERM", func(p *proc) error { p.Terminate(t); return nil }},
 		{"SIGINT", "E2E-FROZEN-INT", func(p *proc) error { return kit.Interrupt(p.Cmd) }},
 	}
+	// started together (kit.Studio would wait for each in turn)
 	windows := make([]*proc, len(signals))
 	for i, s := range signals {
-		windows[i] = kit.Studio(t, "studio-"+s.name, port, "--instance", s.instance)
+		windows[i] = startProc(t, "studio-"+s.name, nodePath, "bin/studio.mjs", "--port", strconv.Itoa(port), "--instance", s.instance)
+	}
+	for i, s := range signals {
+		kit.WaitFor(t, 60*time.Second, s.instance+" to be ready", func() bool {
+			if !windows[i].Running() {
+				t.Fatalf("%s exited before it was ready; output:\n%s", s.instance, windows[i].Stdout.String())
+			}
+			return strings.Contains(windows[i].Stdout.String(), "emulator: window ready")
+		})
 		waitSessions(t, b, s.instance, protocol.ContextEdit)
 	}
 
@@ -77,10 +87,12 @@ func TestFrozenExecIsNamedAndTheEmulatorStillStops(t *testing.T) {
 	// The frozen windows still end on a signal; the generous bound is a
 	// ceiling for a loaded machine, not a speed target.
 	for i, s := range signals {
-		w := windows[i]
-		if err := s.send(w); err != nil {
+		if err := s.send(windows[i]); err != nil {
 			t.Fatalf("send %s: %v", s.name, err)
 		}
+	}
+	for i, s := range signals {
+		w := windows[i]
 		w.Wait(t, 30*time.Second)
 		// (Windows sends both as Ctrl-Break, SIGBREAK to Node)
 		if want := "the window did not take up SIG"; !strings.Contains(w.Stdout.String(), want) {
