@@ -12,6 +12,16 @@ import { isMainThread, parentPort } from 'node:worker_threads'
 // the main thread stops here, and this file goes on in the worker.
 if (isMainThread) await (await import('../src/supervisor.mjs')).supervise(import.meta.url, process.argv.slice(2))
 const { MSG_SIGNAL, MSG_STOPPING } = await import('../src/supervisor.mjs')
+// SIGINT, SIGTERM (and Ctrl-Break on Windows) reach the main thread, which
+// passes them on; this answers at once that the shutdown has begun. Until
+// the window exists there is nothing to unload.
+let shutdown = (code) => process.exit(code)
+parentPort.on('message', (m) => {
+  if (m?.type !== MSG_SIGNAL) return
+  parentPort.postMessage({ type: MSG_STOPPING })
+  shutdown(0)
+})
+parentPort.unref() // listening keeps the window no more alive than signal handlers did
 const { configDir, DEFAULT_PORT, pairingKey, resolveToken } = await import('../src/pairing.mjs')
 const { Window } = await import('../src/window.mjs')
 const { readDoctorReport } = await import('../src/doctor.mjs')
@@ -270,14 +280,7 @@ async function exit(code) {
     process.exit(code)
   }
 }
-// SIGINT, SIGTERM (and Ctrl-Break on Windows) reach the main thread, which
-// passes them on; this answers at once that the shutdown has begun.
-parentPort.on('message', (m) => {
-  if (m?.type !== MSG_SIGNAL) return
-  parentPort.postMessage({ type: MSG_STOPPING })
-  exit(0)
-})
-parentPort.unref() // listening keeps the window no more alive than signal handlers did
+shutdown = exit
 
 if (args.run) window.runMode = true
 await window.start(contexts)
