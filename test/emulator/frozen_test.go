@@ -54,11 +54,11 @@ func TestFrozenExecIsNamedAndTheEmulatorStillStops(t *testing.T) {
 	outcomes := make([]outcome, len(signals))
 	var wg sync.WaitGroup
 	for i, s := range signals {
+		// made here: userCmd may fail the test, which only this goroutine may do
+		cmd := userCmd(t, t.TempDir(), port, "exec", "-s", s.instance, `print("spinning") while true do end`)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// cli, not t.Fatal-ing helpers: this runs off the test goroutine
-			cmd := userCmd(t, t.TempDir(), port, "exec", "-s", s.instance, `print("spinning") while true do end`)
 			var out, errOut kit.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			code := -1
@@ -93,11 +93,11 @@ func TestFrozenExecIsNamedAndTheEmulatorStillStops(t *testing.T) {
 	}
 	for i, s := range signals {
 		w := windows[i]
-		w.Wait(t, 30*time.Second)
+		code := w.Wait(t, 30*time.Second)
 		// (Windows sends both as Ctrl-Break, SIGBREAK to Node)
-		if want := "the window did not take up SIG"; !strings.Contains(w.Stdout.String(), want) {
-			t.Errorf("%s: the emulator exited after %s without saying %q (the window was frozen); its output:\n%s",
-				s.instance, s.name, want, w.Stdout.String())
+		if want := "the window did not take up SIG"; code != 1 || !strings.Contains(w.Stdout.String(), want) {
+			t.Errorf("%s: the emulator exited %d after %s; want 1 saying %q (the window was frozen); its output:\n%s",
+				s.instance, code, s.name, want, w.Stdout.String())
 		}
 	}
 }
