@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"encoding/json"
@@ -34,7 +34,7 @@ type TestData struct {
 	Tests      []TestCase `json:"tests"`
 }
 
-func (d *TestData) count() {
+func (d *TestData) Count() {
 	d.Passed, d.Failed, d.Skipped = 0, 0, 0
 	for _, t := range d.Tests {
 		switch t.Status {
