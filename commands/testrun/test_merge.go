@@ -93,11 +93,33 @@ func MergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, e
 			specs := slices.Sorted(maps.Keys(files))
 			out.Shards = append(out.Shards, ShardReport{Index: len(out.Shards) + 1, DurationMs: p.DurationMs, Specs: specs})
 		}
-		maps.Copy(out.SpecDurations, p.SpecDurations)
+		if len(p.SpecDurations) > 0 {
+			maps.Copy(out.SpecDurations, p.SpecDurations)
+		} else {
+			// a run that did not time its specs (one task, a Studio run,
+			// Jest-Lua): its tests' times, for the timings file
+			maps.Copy(out.SpecDurations, p.caseDurations())
+		}
 	}
 	sortTests(out.Tests)
 	out.Count()
 	return out, nil
+}
+
+// caseDurations is each spec file's tests' durations added up, a lower
+// bound of the spec's time (loading and hooks are not in it); nil when no
+// test was timed.
+func (d *TestData) caseDurations() map[string]int64 {
+	var out map[string]int64
+	for _, t := range d.Tests {
+		if t.DurationMs > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[t.File] += t.DurationMs
+		}
+	}
+	return out
 }
 
 // sortTests orders tests by spec file, keeping each file's own order (the

@@ -157,3 +157,27 @@ func TestTimingsFile(t *testing.T) {
 		t.Fatalf("broken file: %v", err)
 	}
 }
+
+// A report whose run did not time its specs gives the timings file its
+// tests' times, added up per spec; a report that did keeps its own.
+func TestMergeTakesCaseDurations(t *testing.T) {
+	untimed := &ShardedTestData{TestData: TestData{Tests: []TestCase{
+		{Name: "a1", Status: "passed", File: "a.spec", DurationMs: 30},
+		{Name: "a2", Status: "failed", File: "a.spec", DurationMs: 12},
+		{Name: "b1", Status: "skipped", File: "b.spec"},
+	}}}
+	timed := &ShardedTestData{TestData: TestData{Tests: []TestCase{
+		{Name: "c1", Status: "passed", File: "c.spec", DurationMs: 5},
+	}}, SpecDurations: map[string]int64{"c.spec": 80}}
+	got, err := MergeReports([]*ShardedTestData{untimed, timed}, []string{"one.json", "two.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"a.spec": 42, "c.spec": 80}
+	if len(got.SpecDurations) != len(want) || got.SpecDurations["a.spec"] != 42 || got.SpecDurations["c.spec"] != 80 {
+		t.Fatalf("spec durations %v, want %v (b.spec ran no timed test)", got.SpecDurations, want)
+	}
+	if got.Tests[0].DurationMs != 30 || got.Passed != 2 || got.Failed != 1 || got.Skipped != 1 {
+		t.Fatalf("merged tests %+v", got.TestData)
+	}
+}

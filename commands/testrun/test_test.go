@@ -21,8 +21,8 @@ var _ = flag.Bool("update", false, "rewrite golden files")
 func sampleTests() TestData {
 	d := TestData{DurationMs: 1234, Tests: []TestCase{
 		{Name: "tests/broken.spec.luau", Status: "failed", File: "tests/broken.spec.luau", Line: 3, Message: "tests/broken.spec.luau:3: Expected ')' (to close '(' at column 5), got 'function'"},
-		{Name: "math › adds", Status: "passed", File: "tests/math.spec.luau"},
-		{Name: "math › compares, with: punctuation", Status: "failed", File: "tests/math.spec.luau", Line: 12, Message: "tests/math.spec.luau:12: Expected value \"3\" (number), got \"2\" (number) instead\n100% <sure> & more"},
+		{Name: "math › adds", Status: "passed", File: "tests/math.spec.luau", DurationMs: 12},
+		{Name: "math › compares, with: punctuation", Status: "failed", File: "tests/math.spec.luau", Line: 12, Message: "tests/math.spec.luau:12: Expected value \"3\" (number), got \"2\" (number) instead\n100% <sure> & more", DurationMs: 1500},
 		{Name: "math › is skipped", Status: "skipped", File: "tests/math.spec.luau"},
 		{Name: "no line", Status: "failed", File: "tests/x,y.spec.luau", Message: "afterAll hook: oops"},
 	}}
