@@ -38,6 +38,9 @@ type TestArgs struct {
 	JestPath   string   `json:"jestPath" flag:"jest-path" usage:"with --runner jest: Jest-Lua's Jest ModuleScript in the place (default: ReplicatedStorage.DevPackages.Jest, …)" desc:"With runner 'jest': instance path of Jest-Lua's Jest ModuleScript in the place. Default: the usual locations (ReplicatedStorage.DevPackages.Jest, Packages.Jest, roblox-ts's rbxts_include.node_modules.@rbxts-js.Jest)."`
 	Reporter   string   `json:"reporter" enum:"text,github" default:"text" mcp:"-" usage:"how failures are reported: text, or github (::error workflow commands for GitHub Actions)"`
 	JUnit      string   `json:"junit" flag:"junit" mcp:"-" usage:"also write a JUnit XML report to this FILE"`
+	// ChangedSince runs only the specs a git change concerns
+	// (test_changed.go).
+	ChangedSince string `json:"changedSince" flag:"changed-since" mcp:"-" usage:"run only the specs whose files, or files they require (followed through the source map), changed since git REF (git diff REF... and uncommitted changes); says how many it skipped"`
 	// Cloud runs through Open Cloud Luau Execution (test_cloud.go), in
 	// the place CloudPlace names.
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
@@ -47,6 +50,10 @@ type TestArgs struct {
 	// synced is the spec file Rojo syncs, when one is named alone and the
 	// source map maps it (set by testScript; locations.go).
 	synced *testrun.Synced
+	// changes are --changed-since's, and skipped the specs it left out
+	// (set by runTest and testScript).
+	changes *testrun.Changes
+	skipped int
 }
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
@@ -91,15 +98,27 @@ const (
 )
 
 func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
-	if err := checkTestArgs(args); err != nil {
+	err := checkTestArgs(args)
+	if err != nil {
 		return nil, err
 	}
 	if len(args.Merge) > 0 {
 		return runTestMerge(env, args)
 	}
+	if args.ChangedSince != "" {
+		if args.changes, err = changedSince(ctx, args); err != nil {
+			return nil, err
+		}
+	}
 	script, names, err := testScript(args, env.specScope())
+	if errors.Is(err, testrun.ErrUnchanged) {
+		return unchangedReport(env, args)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if args.changes != nil {
+		fmt.Fprintf(env.stderr(), "test: --changed-since %s: skipping %d spec(s): they and everything they require are unchanged\n", args.ChangedSince, args.skipped)
 	}
 	if args.Cloud {
 		return runTestCloud(ctx, env, args, script)
@@ -142,6 +161,9 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 }
 
 func checkTestArgs(args *TestArgs) error {
+	if args.ChangedSince != "" && len(args.Merge) > 0 {
+		return Usagef("test: %s merges reports; %s chooses specs to run, and does not combine with it", ArgName("merge"), ArgName("changedSince"))
+	}
 	if err := checkCloudTestArgs(args); err != nil || len(args.Merge) > 0 {
 		return err
 	}
@@ -178,11 +200,20 @@ func checkTestArgs(args *TestArgs) error {
 // the runner. names maps the instances it will mount to their files.
 func testScript(args *TestArgs, scope testrun.SpecScope) (script string, names map[string]string, err error) {
 	args.synced = findSyncedSpec(SourceMap(), args)
-	script, names, err = testrun.Script(testrun.Config{
+	c := testrun.Config{
 		Root: args.Root, Synced: args.synced, Paths: args.Paths, Scope: scope,
 		TestEZPath: args.TestEZPath, Runner: args.Runner, JestPath: args.JestPath,
-	})
+	}
+	if args.changes != nil {
+		skipChanged(args, &c)
+	}
+	built, err := testrun.Script(c)
+	if c.SkipFile != nil {
+		args.skipped = built.Skipped
+	}
 	switch {
+	case errors.Is(err, testrun.ErrUnchanged):
+		return "", nil, err
 	case errors.Is(err, testrun.ErrNoSpecs):
 		var where any = CurrentFolder("")
 		if len(args.Paths) > 0 {
@@ -194,7 +225,7 @@ func testScript(args *TestArgs, scope testrun.SpecScope) (script string, names m
 	case err != nil:
 		return "", nil, UsageError{fmt.Errorf("test: %w", err)}
 	}
-	return script, names, nil
+	return built.Script, built.Names, nil
 }
 
 // specScope is where test may read spec files: the surface's project root,
@@ -236,7 +267,12 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	default:
 		return nil, fmt.Errorf("test: the runner failed: %s", ans.Error)
 	}
-	data := ans.Data(SourceMap(), took)
+	return runReport(args, ans.Data(SourceMap(), took))
+}
+
+// runReport renders one run's report: text or GitHub, JUnit when asked, a
+// failure when a test failed.
+func runReport(args *TestArgs, data TestData) (*Result, error) {
 	res := &Result{Data: data}
 	switch args.Reporter {
 	case "github":

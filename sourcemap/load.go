@@ -247,3 +247,17 @@ func (m *Map) Missing() []string {
 	slices.Sort(out)
 	return out
 }
+
+// Entries is every scripted instance of the map, sorted by DataModel path
+// (test --changed-since lists the specs under a root from it).
+func (m *Map) Entries() []Entry {
+	if m == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(m.byPath))
+	for _, e := range m.byPath {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}

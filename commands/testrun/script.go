@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	_ "embed"
 	"encoding/hex"
+	"errors"
 	"strings"
 )
 
@@ -32,7 +33,28 @@ type Config struct {
 	// TestEZPath and JestPath name the framework's ModuleScript; Runner is
 	// "testez" (or "") or "jest".
 	TestEZPath, Runner, JestPath string
+	// Skip lists the specs in the place not to run, by instance path
+	// (--changed-since with Root or Synced: CONFIG.skip); SkipFile says
+	// which spec files from disk not to run (with Paths).
+	Skip     []string
+	SkipFile func(file string) bool
 }
+
+// Built is the script of a run and what was decided building it.
+type Built struct {
+	// Script is the exec script: one CONFIG line, then the runner.
+	Script string
+	// Names maps the instances it will mount (under either container) to
+	// their files, for the output lines streamed while it runs and the
+	// failure messages.
+	Names map[string]string
+	// Specs and Skipped count the spec files from disk that run and that
+	// SkipFile left out.
+	Specs, Skipped int
+}
+
+// ErrUnchanged: every spec was skipped (--changed-since); nothing runs.
+var ErrUnchanged = errors.New("no spec or module they require changed")
 
 // Synced is a spec file that Rojo syncs into the place (found through the
 // source map by the command layer).
@@ -43,12 +65,12 @@ type Synced struct {
 	Source string // the file's contents
 }
 
-// Script is the exec script: one CONFIG line, then the runner. names maps
-// the instances it will mount (under either container) to their files, for
-// the output lines streamed while it runs and the failure messages. Paths
-// holding no spec give ErrNoSpecs; any other error is the spec tree's
-// (a path that does not exist, a file that is not text).
-func Script(c Config) (script string, names map[string]string, err error) {
+// Script builds a run's script. Paths holding no spec give ErrNoSpecs,
+// and specs all skipped ErrUnchanged (with the counts in Built); any other
+// error is the spec tree's (a path that does not exist, a file that is not
+// text).
+func Script(c Config) (Built, error) {
+	var built Built
 	var b strings.Builder
 	b.WriteString("local CONFIG = {runId=")
 	var id [6]byte
@@ -69,15 +91,23 @@ func Script(c Config) (script string, names map[string]string, err error) {
 	default:
 		nodes, specs, _, err := specTree(c.Scope, c.Paths)
 		if err != nil {
-			return "", nil, err
+			return built, err
 		}
 		if specs == 0 {
-			return "", nil, ErrNoSpecs
+			return built, ErrNoSpecs
 		}
-		names = map[string]string{}
+		if c.SkipFile != nil {
+			built.Skipped = skipSpecs(nodes, c.SkipFile)
+			specs -= built.Skipped
+			if specs == 0 {
+				return built, ErrUnchanged
+			}
+		}
+		built.Specs = specs
+		built.Names = map[string]string{}
 		for _, container := range []string{"ServerStorage", "ReplicatedStorage"} {
 			for _, n := range nodes {
-				n.names(container+"."+MountPrefix+runID, names)
+				n.names(container+"."+MountPrefix+runID, built.Names)
 			}
 		}
 		b.WriteString(",tree={")
@@ -86,6 +116,16 @@ func Script(c Config) (script string, names map[string]string, err error) {
 				b.WriteByte(',')
 			}
 			n.luau(&b)
+		}
+		b.WriteString("}")
+	}
+	if len(c.Skip) > 0 {
+		b.WriteString(",skip={")
+		for i, p := range c.Skip {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			LuauString(&b, p)
 		}
 		b.WriteString("}")
 	}
@@ -102,5 +142,20 @@ func Script(c Config) (script string, names map[string]string, err error) {
 	}
 	b.WriteString("}\n")
 	b.WriteString(runnerSource)
-	return b.String(), names, nil
+	built.Script = b.String()
+	return built, nil
+}
+
+// skipSpecs stops the specs skip names from running (they stay mounted:
+// other specs may require them) and counts them.
+func skipSpecs(nodes []*mountNode, skip func(file string) bool) int {
+	n := 0
+	for _, node := range nodes {
+		if node.Spec && skip(node.abs) {
+			node.Spec = false
+			n++
+		}
+		n += skipSpecs(node.Children, skip)
+	}
+	return n
 }

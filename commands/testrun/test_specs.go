@@ -33,6 +33,7 @@ type mountNode struct {
 	Kind     string // Folder or ModuleScript
 	Source   string
 	File     string // the file it came from, slash-separated, relative to the current folder
+	abs      string // the file, absolute
 	Spec     bool
 	Children []*mountNode
 }
@@ -203,7 +204,7 @@ func specTree(scope SpecScope, paths []string) ([]*mountNode, int, int, error) {
 		if n.File != "" || len(n.Children) > 0 && n.Kind == "ModuleScript" {
 			return nil, 0, 0, fmt.Errorf("%s collides with another module named %q", rel, name)
 		}
-		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, IsSpecFile(parts[len(parts)-1]) && run[f]
+		n.Kind, n.Source, n.File, n.abs, n.Spec = "ModuleScript", string(data), rel, f, IsSpecFile(parts[len(parts)-1]) && run[f]
 		if n.Spec {
 			specs++
 		}

@@ -176,7 +176,7 @@ func TestSpecTreeRefuses(t *testing.T) {
 		}
 	}
 	// no specs at all is ErrNoSpecs, which the command words
-	if _, _, err := Script(Config{Paths: []string{"b"}}); !errors.Is(err, ErrNoSpecs) {
+	if _, err := Script(Config{Paths: []string{"b"}}); !errors.Is(err, ErrNoSpecs) {
 		t.Fatalf("no specs: %v", err)
 	}
 }
