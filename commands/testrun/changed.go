@@ -21,7 +21,7 @@ const (
 	maxGitBytes = 32 << 20
 )
 
-// ChangedFiles lists, as absolute cleaned paths, the files of the git work
+// ChangedFiles lists, as absolute real paths (symlinks resolved), the files of the git work
 // tree holding dir that changed since ref: committed since the merge base
 // of ref and HEAD (git diff REF...), changed in the work tree or the index
 // (git diff HEAD), and new files git does not ignore. git must be on PATH.
@@ -37,7 +37,10 @@ func ChangedFiles(ctx context.Context, dir, ref string) (map[string]bool, error)
 	if err != nil {
 		return nil, usagef("test: --changed-since: %s is not in a git work tree (%v)", dir, err)
 	}
-	root := strings.TrimSpace(string(top))
+	root := filepath.Clean(strings.TrimSpace(string(top)))
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
 	out := map[string]bool{}
 	for _, args := range [][]string{
 		{"diff", "--name-only", "-z", "--no-renames", ref + "...", "--"},

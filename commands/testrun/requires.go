@@ -95,7 +95,12 @@ func (c *Changes) Affected(path, file string) bool {
 			continue
 		}
 		seen[abs] = true
-		if c.changed[filepath.Clean(abs)] {
+		// git names files by their real path (macOS's /tmp is /private/tmp)
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			real = abs // gone from disk: git lists it if it was deleted
+		}
+		if c.changed[abs] || c.changed[real] {
 			return true
 		}
 		d := c.depsOf(n.path, abs)
