@@ -77,10 +77,18 @@ func TestChangedSinceFollowsRequires(t *testing.T) {
 		t.Fatalf("under the root: skip %v of %d", skip, known)
 	}
 
-	// a changed source map (or project file) may map anything anew: all run
+	// an untracked (or changed) sourcemap.json is no reason to run more
 	files[filepath.Join(dir, "sourcemap.json")] = true
-	if s, _ := NewChanges(m, files).Skipped("ReplicatedStorage.Shared"); len(s) != 0 {
-		t.Fatalf("with the map changed, skipped %v", s)
+	if s, _ := NewChanges(m, files).Skipped("ReplicatedStorage.Shared"); len(s) != 1 {
+		t.Fatalf("with the map new, skipped %v", s)
+	}
+	// a changed project file may map anything anew, a changed wally.lock
+	// brings other packages: all run
+	for _, f := range []string{"default.project.json", "wally.lock"} {
+		all := map[string]bool{filepath.Join(dir, f): true}
+		if s, _ := NewChanges(m, all).Skipped("ReplicatedStorage.Shared"); len(s) != 0 {
+			t.Fatalf("with %s changed, skipped %v", f, s)
+		}
 	}
 }
 

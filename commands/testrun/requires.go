@@ -27,8 +27,11 @@ type Changes struct {
 	changed map[string]bool        // absolute, cleaned
 	deps    map[string]*moduleDeps // by file
 	read    func(string) ([]byte, error)
-	// all: the mapping itself changed (the source map, a Rojo project
-	// file), so no spec's requires can be trusted: every spec runs
+	// all: a Rojo project file changed, so an unchanged file may now be
+	// what a require reaches, or the Wally lock file did (new package
+	// versions, whose files git ignores): every spec runs. (The source map itself is
+	// not looked at: it follows the project file and the files, and it is
+	// often untracked, so git would list it as new on every run.)
 	all bool
 }
 
@@ -44,7 +47,7 @@ type moduleDeps struct {
 func NewChanges(m *sourcemap.Map, changed map[string]bool) *Changes {
 	c := &Changes{m: m, changed: changed, deps: map[string]*moduleDeps{}, read: readModule}
 	for f := range changed {
-		if base := filepath.Base(f); base == "sourcemap.json" || strings.HasSuffix(base, ".project.json") {
+		if base := filepath.Base(f); strings.HasSuffix(base, ".project.json") || base == "wally.lock" {
 			c.all = true
 		}
 	}
@@ -73,8 +76,8 @@ func (c *Changes) mapFile(path string) string {
 
 // Affected says whether a spec must run: its file changed, a module it
 // requires (directly or not) changed, or a require on the way cannot be
-// resolved; or the source map or a Rojo project file changed (the
-// mapping itself may be new). path is the spec's instance path ("" when the map does not
+// resolved; or a Rojo project file (the mapping itself may be new) or
+// wally.lock (the packages) changed. path is the spec's instance path ("" when the map does not
 // have it: then only a spec that requires nothing resolves), file its
 // file on disk.
 func (c *Changes) Affected(path, file string) bool {
