@@ -13,6 +13,7 @@ import (
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands/testrun"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // The test command: its arguments, its definition and its wording. The
@@ -82,14 +83,6 @@ var Test = Define(Spec[TestArgs, TestData]{
 
 func (a *TestArgs) playChoice() playChoice { return a.choice("test") }
 
-// testPayload is the exec request: History false asks the plugin to leave
-// no undo step for the temporary folder (ignored by plugins that predate it).
-type testPayload struct {
-	Script    string `json:"script"`
-	ChunkName string `json:"chunkName"`
-	History   bool   `json:"history"`
-}
-
 // wallyLine is what adds TestEZ to a Wally project; jestWallyLines add
 // Jest-Lua (its runner and the globals specs require).
 const (
@@ -136,11 +129,16 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 	if len(script) > protocol.MaxRequestPayloadBytes-4096 {
 		return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script; a Studio plugin takes at most %d (PROTOCOL.md 12.13): name fewer folders", len(script), protocol.MaxRequestPayloadBytes-4096)}
 	}
-	var data ExecData
+	var data actions.ExecResult
 	started := time.Now()
-	err := action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
-		var l Line
-		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
+	// History false asks the plugin to leave no undo step for the
+	// temporary folder (ignored by plugins that predate it).
+	noHistory := false
+	req := actions.ExecRequest{Script: script, ChunkName: "StudioBridgeTest", History: &noHistory}
+	err := action(ctx, env, actions.Exec, req, &data, func(p json.RawMessage) {
+		var wire actions.LogLine
+		if json.Unmarshal(p, &wire) == nil && env.Stderr != nil {
+			l := lineOf(wire)
 			// the specs' own output: on stderr, so stdout keeps the
 			// report; naming files, not the mounted instances
 			l.Body = testrun.RenameInstances(l.Body, names)

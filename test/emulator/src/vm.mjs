@@ -167,7 +167,9 @@ export class DataModel {
     const w = this.window
     return {
       output: (ctx, messageType, message) => w.onOutput(this.context, messageType, message),
-      wallMillis: () => Date.now(),
+      // options.clock() injects the wall clock (the transcript replays: log
+      // timestamps come from it)
+      wallMillis: () => (w.options.clock ? w.options.clock() : Date.now()),
       elapsed: () => (performance.now() - w.startedAt) / 1000,
       guid: () => w.nextGuid(this.context),
       classInfo: (name) => {
