@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"encoding/json"
@@ -23,6 +23,12 @@ type TestCase struct {
 	// instance a --root run found (File is then its file from the source
 	// map, when the map has it), or the synced copy of a spec file.
 	InstancePath string `json:"instancePath,omitempty"`
+	// DurationMs is how long the test ran, in milliseconds: with TestEZ its
+	// it function, from call to return or error, yields included but not
+	// its beforeEach/afterEach hooks; with Jest-Lua, Jest's own duration.
+	// It is 0 for a test that did not run (skipped, or a spec that failed
+	// to load).
+	DurationMs int64 `json:"durationMs"`
 }
 
 // TestData is the test command's output.
@@ -34,7 +40,7 @@ type TestData struct {
 	Tests      []TestCase `json:"tests"`
 }
 
-func (d *TestData) count() {
+func (d *TestData) Count() {
 	d.Passed, d.Failed, d.Skipped = 0, 0, 0
 	for _, t := range d.Tests {
 		switch t.Status {
@@ -134,6 +140,7 @@ func (d TestData) JUnit() []byte {
 		Classname string    `xml:"classname,attr"`
 		File      string    `xml:"file,attr,omitempty"`
 		Line      int       `xml:"line,attr,omitempty"`
+		Time      string    `xml:"time,attr"`
 		Failure   *failure  `xml:"failure,omitempty"`
 		Skipped   *struct{} `xml:"skipped,omitempty"`
 	}
@@ -142,6 +149,7 @@ func (d TestData) JUnit() []byte {
 		Tests    int        `xml:"tests,attr"`
 		Failures int        `xml:"failures,attr"`
 		Skipped  int        `xml:"skipped,attr"`
+		Time     string     `xml:"time,attr"`
 		Cases    []testcase `xml:"testcase"`
 	}
 	type testsuites struct {
@@ -154,18 +162,21 @@ func (d TestData) JUnit() []byte {
 		Suites   []testsuite `xml:"testsuite"`
 	}
 	out := testsuites{Name: "studio-bridge test", Tests: len(d.Tests), Failures: d.Failed, Skipped: d.Skipped,
-		Time: strconv.FormatFloat(float64(d.DurationMs)/1000, 'f', 3, 64)}
+		Time: seconds(d.DurationMs)}
 	index := map[string]int{}
+	suiteMs := []int64{}
 	for _, t := range d.Tests {
 		i, ok := index[t.File]
 		if !ok {
 			i = len(out.Suites)
 			index[t.File] = i
 			out.Suites = append(out.Suites, testsuite{Name: t.File})
+			suiteMs = append(suiteMs, 0)
 		}
 		s := &out.Suites[i]
-		c := testcase{Name: xmlText(t.Name), Classname: xmlText(t.File), File: xmlText(t.File), Line: t.Line}
+		c := testcase{Name: xmlText(t.Name), Classname: xmlText(t.File), File: xmlText(t.File), Line: t.Line, Time: seconds(t.DurationMs)}
 		s.Tests++
+		suiteMs[i] += t.DurationMs
 		switch t.Status {
 		case "failed":
 			s.Failures++
@@ -177,9 +188,18 @@ func (d TestData) JUnit() []byte {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	for i := range out.Suites {
+		// a suite's time is its tests' (the spec's loading and hooks are
+		// not in it)
+		out.Suites[i].Time = seconds(suiteMs[i])
+	}
 	b, _ := xml.MarshalIndent(out, "", "  ")
 	return append(append([]byte(xml.Header), b...), '\n')
 }
+
+// seconds is milliseconds as JUnit's time attribute: seconds, three
+// decimals.
+func seconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) }
 
 // xmlText drops what XML 1.0 cannot hold (control characters other than
 // tab and newlines, invalid UTF-8): Go's encoder escapes the rest.

@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"bytes"
@@ -33,17 +33,18 @@ type mountNode struct {
 	Kind     string // Folder or ModuleScript
 	Source   string
 	File     string // the file it came from, slash-separated, relative to the current folder
+	abs      string // the file, absolute
 	Spec     bool
 	Children []*mountNode
 }
 
-// specScope is where `test` may read: the project root, and whether
+// SpecScope is where `test` may read: the project root, and whether
 // every named path must be under it. The MCP and terminal surfaces confine
 // (their caller is an agent or a REPL line, not the user at a shell); the
 // CLI does not, so a user may name any path. Everywhere, a symlink that
 // leads out of the project root is refused and only regular files are read
 // (issue #22 attack 2: symlinks named *.spec.lua pointing at ~/.ssh).
-type specScope struct {
+type SpecScope struct {
 	// Project resolves the project root; nil resolves it as project.Root
 	// does (STUDIO_BRIDGE_PROJECT, else the working directory).
 	Project func() (string, error)
@@ -62,7 +63,7 @@ type specScope struct {
 // whole folder, so its requires of neighbours (script.Parent.X) work, and
 // only it runs. It returns the top nodes, the number of specs that run and
 // the bytes of source.
-func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
+func specTree(scope SpecScope, paths []string) ([]*mountNode, int, int, error) {
 	g, err := newSpecGuard(scope)
 	if err != nil {
 		return nil, 0, 0, err
@@ -135,7 +136,7 @@ func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 			return nil, 0, 0, fmt.Errorf("%s does not exist", p)
 		}
 		if !st.IsDir() {
-			if !isSpecFile(filepath.Base(abs)) {
+			if !IsSpecFile(filepath.Base(abs)) {
 				return nil, 0, 0, fmt.Errorf("%s is not a spec (*.spec.luau or *.spec.lua)", p)
 			}
 			if !st.Mode().IsRegular() {
@@ -203,7 +204,7 @@ func specTree(scope specScope, paths []string) ([]*mountNode, int, int, error) {
 		if n.File != "" || len(n.Children) > 0 && n.Kind == "ModuleScript" {
 			return nil, 0, 0, fmt.Errorf("%s collides with another module named %q", rel, name)
 		}
-		n.Kind, n.Source, n.File, n.Spec = "ModuleScript", string(data), rel, isSpecFile(parts[len(parts)-1]) && run[f]
+		n.Kind, n.Source, n.File, n.abs, n.Spec = "ModuleScript", string(data), rel, f, IsSpecFile(parts[len(parts)-1]) && run[f]
 		if n.Spec {
 			specs++
 		}
@@ -231,7 +232,7 @@ func isModuleFile(name string) bool {
 	return !strings.HasSuffix(stem, ".server") && !strings.HasSuffix(stem, ".client")
 }
 
-func isSpecFile(name string) bool {
+func IsSpecFile(name string) bool {
 	return strings.HasSuffix(name, ".spec.luau") || strings.HasSuffix(name, ".spec.lua")
 }
 
@@ -260,9 +261,9 @@ func commonDir(files []string) string {
 	return dir
 }
 
-// luauString writes s as a Luau string literal: quotes, backslashes and
+// LuauString writes s as a Luau string literal: quotes, backslashes and
 // control bytes escaped, everything else as it is (sources are UTF-8).
-func luauString(b *strings.Builder, s string) {
+func LuauString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -295,14 +296,14 @@ func (n *mountNode) names(parent string, out map[string]string) {
 
 func (n *mountNode) luau(b *strings.Builder) {
 	b.WriteString("{name=")
-	luauString(b, n.Name)
+	LuauString(b, n.Name)
 	b.WriteString(",kind=")
-	luauString(b, n.Kind)
+	LuauString(b, n.Kind)
 	if n.Kind == "ModuleScript" {
 		b.WriteString(",source=")
-		luauString(b, n.Source)
+		LuauString(b, n.Source)
 		b.WriteString(",file=")
-		luauString(b, n.File)
+		LuauString(b, n.File)
 		if n.Spec {
 			b.WriteString(",spec=true")
 		}
@@ -317,5 +318,5 @@ func (n *mountNode) luau(b *strings.Builder) {
 	b.WriteString("}}")
 }
 
-// errNoSpecs: nothing to run.
-var errNoSpecs = errors.New("no specs found")
+// ErrNoSpecs: nothing to run.
+var ErrNoSpecs = errors.New("no specs found")

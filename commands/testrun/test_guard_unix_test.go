@@ -1,6 +1,6 @@
 //go:build !windows
 
-package commands
+package testrun
 
 import (
 	"os"
@@ -53,7 +53,7 @@ func TestSpecTreeRefusesLinksOutOfTheProject(t *testing.T) {
 	project := func() (string, error) { return root, nil }
 
 	for _, confine := range []bool{false, true} {
-		scope := specScope{Project: project, Confine: confine}
+		scope := SpecScope{Project: project, Confine: confine}
 		for _, tc := range []struct {
 			name  string
 			paths []string
@@ -88,18 +88,18 @@ func TestSpecTreeRefusesLinksOutOfTheProject(t *testing.T) {
 
 	// A path outside the root: a CLI user's choice, refused when confined.
 	named := filepath.Join(outside, "mine", "theirs.spec.luau")
-	if _, specs, _, err := specTree(specScope{Project: project}, []string{named}); err != nil || specs != 1 {
+	if _, specs, _, err := specTree(SpecScope{Project: project}, []string{named}); err != nil || specs != 1 {
 		t.Fatalf("CLI naming a path outside the root: %d specs, %v", specs, err)
 	}
 	for _, p := range []string{named, "../" + filepath.Base(outside) + "/mine"} {
-		_, _, _, err := specTree(specScope{Project: project, Confine: true}, []string{p})
+		_, _, _, err := specTree(SpecScope{Project: project, Confine: true}, []string{p})
 		if err == nil || !strings.Contains(err.Error(), "is outside the project root") {
 			t.Fatalf("confined, %s: %v", p, err)
 		}
 	}
 	// Confined, a relative path is the project's, wherever the process runs.
 	t.Chdir(outside)
-	if _, specs, _, err := specTree(specScope{Project: project, Confine: true}, []string{"plain"}); err != nil || specs != 1 {
+	if _, specs, _, err := specTree(SpecScope{Project: project, Confine: true}, []string{"plain"}); err != nil || specs != 1 {
 		t.Fatalf("confined relative path: %d specs, %v", specs, err)
 	}
 }
@@ -111,7 +111,7 @@ func TestSpecTreeReadsOnlyRegularFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "tests", "pipe.spec.lua"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	scope := specScope{Project: func() (string, error) { return root, nil }, Confine: true}
+	scope := SpecScope{Project: func() (string, error) { return root, nil }, Confine: true}
 	if _, _, _, err := specTree(scope, []string{"tests/pipe.spec.lua"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("a named FIFO: %v", err)
 	}

@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"fmt"
@@ -13,34 +13,34 @@ import (
 // the same deterministic split, so every job of a matrix computes the same
 // slices from the same spec list and timings file.
 
-// shardSel is --shard I/N: run only slice Index (1-based) of Count.
-type shardSel struct{ Index, Count int }
+// Shard is --shard I/N: run only slice Index (1-based) of Count.
+type Shard struct{ Index, Count int }
 
-// maxShards bounds --shard's N (a CI matrix is far smaller).
-const maxShards = 256
+// MaxShards bounds --shard's N (a CI matrix is far smaller).
+const MaxShards = 256
 
-// parseShard reads "I/N" with 1 ≤ I ≤ N ≤ maxShards; "" is no selection.
-func parseShard(s string) (shardSel, error) {
+// ParseShard reads "I/N" with 1 ≤ I ≤ N ≤ MaxShards; "" is no selection.
+func ParseShard(s string) (Shard, error) {
 	if s == "" {
-		return shardSel{}, nil
+		return Shard{}, nil
 	}
 	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
 	a, err1 := strconv.Atoi(strings.TrimSpace(i))
 	b, err2 := strconv.Atoi(strings.TrimSpace(n))
-	if !ok || err1 != nil || err2 != nil || b < 1 || b > maxShards || a < 1 || a > b {
-		return shardSel{}, Usagef("test: %s %q is not I/N with 1 ≤ I ≤ N ≤ %d (e.g. 2/4: the second of four slices)", ArgName("shard"), s, maxShards)
+	if !ok || err1 != nil || err2 != nil || b < 1 || b > MaxShards || a < 1 || a > b {
+		return Shard{}, usagef("test: --shard %q is not I/N with 1 ≤ I ≤ N ≤ %d (e.g. 2/4: the second of four slices)", s, MaxShards)
 	}
-	return shardSel{Index: a, Count: b}, nil
+	return Shard{Index: a, Count: b}, nil
 }
 
-// splitSpecs deals specs into n slices, deterministically: with durations
+// SplitSpecs deals specs into n slices, deterministically: with durations
 // known (timings, from earlier runs) the longest spec goes first to the
 // least-loaded slice (ties to the lowest index), a spec without a timing
 // counting as the known specs' mean; with no timings at all, by count. The
 // input order does not matter; each slice is returned sorted, and together
 // the slices hold every spec exactly once. Empty slices are kept so slice
 // indices stay stable.
-func splitSpecs(specs []string, timings map[string]int64, n int) [][]string {
+func SplitSpecs(specs []string, timings map[string]int64, n int) [][]string {
 	n = max(n, 1)
 	all := slices.Clone(specs)
 	slices.Sort(all)
@@ -82,14 +82,14 @@ func splitSpecs(specs []string, timings map[string]int64, n int) [][]string {
 	return out
 }
 
-// pickShard returns the selected slice of specs (all of them without a
+// PickShard returns the selected slice of specs (all of them without a
 // selection).
-func pickShard(specs []string, timings map[string]int64, sel shardSel) []string {
+func PickShard(specs []string, timings map[string]int64, sel Shard) []string {
 	if sel.Count <= 1 {
 		return specs
 	}
-	return splitSpecs(specs, timings, sel.Count)[sel.Index-1]
+	return SplitSpecs(specs, timings, sel.Count)[sel.Index-1]
 }
 
 // String is "I/N".
-func (s shardSel) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }

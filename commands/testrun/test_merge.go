@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"encoding/json"
@@ -36,11 +36,11 @@ type ShardedTestData struct {
 // maxReportBytes bounds one report file read by --merge.
 const maxReportBytes = 256 << 20
 
-// readReport reads one --json report of test (sharded or not).
-func readReport(path string) (*ShardedTestData, error) {
+// ReadReport reads one --json report of test (sharded or not).
+func ReadReport(path string) (*ShardedTestData, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Usagef("test --merge: %s cannot be read: %v", path, errors.Unwrap(err))
+		return nil, usagef("test --merge: %s cannot be read: %v", path, errors.Unwrap(err))
 	}
 	defer func() { _ = f.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
@@ -48,28 +48,28 @@ func readReport(path string) (*ShardedTestData, error) {
 		return nil, fmt.Errorf("test --merge: read %s: %w", path, err)
 	}
 	if len(raw) > maxReportBytes {
-		return nil, Usagef("test --merge: %s is larger than %d MiB; it is not one test report", path, maxReportBytes>>20)
+		return nil, usagef("test --merge: %s is larger than %d MiB; it is not one test report", path, maxReportBytes>>20)
 	}
 	var d ShardedTestData
 	if err := json.Unmarshal(raw, &d); err != nil || d.Tests == nil {
-		return nil, Usagef("test --merge: %s is not a report of `studio-bridge test --json` (it needs a \"tests\" list)", path)
+		return nil, usagef("test --merge: %s is not a report of `studio-bridge test --json` (it needs a \"tests\" list)", path)
 	}
 	for _, t := range d.Tests {
 		switch t.Status {
 		case "passed", "failed", "skipped":
 		default:
-			return nil, Usagef("test --merge: %s: test %q has status %q (want passed, failed or skipped)", path, t.Name, t.Status)
+			return nil, usagef("test --merge: %s: test %q has status %q (want passed, failed or skipped)", path, t.Name, t.Status)
 		}
 	}
 	return &d, nil
 }
 
-// mergeReports makes one report of several runs' (CI shards, or the tasks
+// MergeReports makes one report of several runs' (CI shards, or the tasks
 // of one run): every test once per run, ordered by spec file as one run
 // orders them, counts recounted, the longest run's duration (they ran side
 // by side), shards renumbered in order and spec durations joined. A spec
 // reported by two inputs is refused: the shards overlapped.
-func mergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, error) {
+func MergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, error) {
 	out := &ShardedTestData{TestData: TestData{Tests: []TestCase{}}, Shards: []ShardReport{}, SpecDurations: map[string]int64{}}
 	owner := map[string]int{}
 	for i, p := range parts {
@@ -79,7 +79,7 @@ func mergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, e
 		}
 		for f := range files {
 			if j, dup := owner[f]; dup {
-				return nil, Usagef("test --merge: %s and %s both report %s: the shards overlap (were they cut with the same --shard N and spec list?)", names[j], names[i], f)
+				return nil, usagef("test --merge: %s and %s both report %s: the shards overlap (were they cut with the same --shard N and spec list?)", names[j], names[i], f)
 			}
 			owner[f] = i
 		}
@@ -93,11 +93,33 @@ func mergeReports(parts []*ShardedTestData, names []string) (*ShardedTestData, e
 			specs := slices.Sorted(maps.Keys(files))
 			out.Shards = append(out.Shards, ShardReport{Index: len(out.Shards) + 1, DurationMs: p.DurationMs, Specs: specs})
 		}
-		maps.Copy(out.SpecDurations, p.SpecDurations)
+		if len(p.SpecDurations) > 0 {
+			maps.Copy(out.SpecDurations, p.SpecDurations)
+		} else {
+			// a run that did not time its specs (one task, a Studio run,
+			// Jest-Lua): its tests' times, for the timings file
+			maps.Copy(out.SpecDurations, p.caseDurations())
+		}
 	}
 	sortTests(out.Tests)
-	out.count()
+	out.Count()
 	return out, nil
+}
+
+// caseDurations is each spec file's tests' durations added up, a lower
+// bound of the spec's time (loading and hooks are not in it); nil when no
+// test was timed.
+func (d *TestData) caseDurations() map[string]int64 {
+	var out map[string]int64
+	for _, t := range d.Tests {
+		if t.DurationMs > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[t.File] += t.DurationMs
+		}
+	}
+	return out
 }
 
 // sortTests orders tests by spec file, keeping each file's own order (the
@@ -106,51 +128,4 @@ func sortTests(tests []TestCase) {
 	sort.SliceStable(tests, func(i, j int) bool {
 		return strings.ToLower(tests[i].File) < strings.ToLower(tests[j].File)
 	})
-}
-
-// runTestMerge is test --merge: the shards' reports as one, in the format
-// asked for, the timings file updated with every shard's durations.
-func runTestMerge(env *Env, args *TestArgs) (*Result, error) {
-	parts := make([]*ShardedTestData, 0, len(args.Merge))
-	for _, f := range args.Merge {
-		p, err := readReport(f)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, p)
-	}
-	data, err := mergeReports(parts, args.Merge)
-	if err != nil {
-		return nil, err
-	}
-	old, err := readTimings(args.Timings)
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	if err := writeTimings(args.Timings, old, data.SpecDurations); err != nil {
-		logOf(env).Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
-	}
-	return testReport(args, data)
-}
-
-// testReport renders a merged report as one run's: text or GitHub, JUnit
-// when asked, a failure when a test failed.
-func testReport(args *TestArgs, data *ShardedTestData) (*Result, error) {
-	d := *data
-	res := &Result{Data: d}
-	switch args.Reporter {
-	case "github":
-		res.Render = func() string { return d.GitHub() }
-	default:
-		res.Render = func() string { return d.Summary() }
-	}
-	if args.JUnit != "" {
-		if err := os.WriteFile(args.JUnit, d.JUnit(), 0o644); err != nil {
-			return nil, fmt.Errorf("test: write the JUnit report: %w", err)
-		}
-	}
-	if d.Failed > 0 {
-		res.Failure = fmt.Sprintf("%d of %d tests failed", d.Failed, d.Passed+d.Failed)
-	}
-	return res, nil
 }

@@ -1,21 +1,15 @@
-package commands
+package testrun
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	segjson "github.com/segmentio/encoding/json"
 
-	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
@@ -27,12 +21,12 @@ var _ = flag.Bool("update", false, "rewrite golden files")
 func sampleTests() TestData {
 	d := TestData{DurationMs: 1234, Tests: []TestCase{
 		{Name: "tests/broken.spec.luau", Status: "failed", File: "tests/broken.spec.luau", Line: 3, Message: "tests/broken.spec.luau:3: Expected ')' (to close '(' at column 5), got 'function'"},
-		{Name: "math › adds", Status: "passed", File: "tests/math.spec.luau"},
-		{Name: "math › compares, with: punctuation", Status: "failed", File: "tests/math.spec.luau", Line: 12, Message: "tests/math.spec.luau:12: Expected value \"3\" (number), got \"2\" (number) instead\n100% <sure> & more"},
+		{Name: "math › adds", Status: "passed", File: "tests/math.spec.luau", DurationMs: 12},
+		{Name: "math › compares, with: punctuation", Status: "failed", File: "tests/math.spec.luau", Line: 12, Message: "tests/math.spec.luau:12: Expected value \"3\" (number), got \"2\" (number) instead\n100% <sure> & more", DurationMs: 1500},
 		{Name: "math › is skipped", Status: "skipped", File: "tests/math.spec.luau"},
 		{Name: "no line", Status: "failed", File: "tests/x,y.spec.luau", Message: "afterAll hook: oops"},
 	}}
-	d.count()
+	d.Count()
 	return d
 }
 
@@ -83,7 +77,7 @@ func TestTestDataFitCutsMessages(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		d.Tests = append(d.Tests, TestCase{Name: "t", Status: "failed", File: "f", Message: strings.Repeat("é", 2000)})
 	}
-	d.count()
+	d.Count()
 	fit := d.fit(8 << 10)
 	b, _ := json.Marshal(fit)
 	if len(b) > 8<<10 {
@@ -123,7 +117,7 @@ func TestSpecTreeKeepsFolders(t *testing.T) {
 		"tests/nested/deep/notes.txt.lua": "return 2",
 	})
 	t.Chdir(dir)
-	nodes, specs, _, err := specTree(specScope{}, []string{"tests"})
+	nodes, specs, _, err := specTree(SpecScope{}, []string{"tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,56 +170,21 @@ func TestSpecTreeRefuses(t *testing.T) {
 		{[]string{"a"}, "would be the same ModuleScript"},
 		{[]string{"c"}, "not UTF-8 text"},
 	} {
-		_, _, _, err := specTree(specScope{}, tc.paths)
+		_, _, _, err := specTree(SpecScope{}, tc.paths)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Fatalf("%v: %v, want %q", tc.paths, err, tc.says)
 		}
 	}
-	// no specs at all is a usage error from the command
-	_, _, err := testScript(&TestArgs{Paths: []string{"b"}}, specScope{})
-	var ue UsageError
-	if !errors.As(err, &ue) || !errors.Is(err, errNoSpecs) {
+	// no specs at all is ErrNoSpecs, which the command words
+	if _, err := Script(Config{Paths: []string{"b"}}); !errors.Is(err, ErrNoSpecs) {
 		t.Fatalf("no specs: %v", err)
 	}
 }
 
-func TestCheckTestArgs(t *testing.T) {
-	for _, tc := range []struct {
-		args TestArgs
-		says string
-	}{
-		{TestArgs{Root: "ReplicatedStorage.Tests"}, ""},
-		{TestArgs{Paths: []string{"."}}, ""},
-		{TestArgs{Paths: []string{"."}, Root: "ReplicatedStorage.Tests"}, "not both"},
-		{TestArgs{CloudPlace: CloudPlace{Place: "2"}}, "--place only applies with --cloud"},
-		{TestArgs{Cloud: true}, "give --root"},
-		{TestArgs{Cloud: true, Paths: []string{"tests"}}, "give --root"},
-		{TestArgs{Root: "..."}, "not an instance path"},
-		{TestArgs{TestEZPath: "a\nb"}, "not an instance path"},
-		{TestArgs{Runner: "jest", JestPath: "ReplicatedStorage.DevPackages.Jest"}, ""},
-		{TestArgs{Runner: "jest", JestPath: "a\x00"}, "not an instance path"},
-		{TestArgs{Runner: "jest", TestEZPath: "ReplicatedStorage.TestEZ"}, "--testez-path is for TestEZ"},
-		{TestArgs{JestPath: "ReplicatedStorage.Jest"}, "only applies with --runner jest"},
-		{TestArgs{Cloud: true, Playtest: Playtest{Play: true}, Root: "ReplicatedStorage.Tests"}, "do not combine with --cloud"},
-	} {
-		err := checkTestArgs(&tc.args)
-		if tc.says == "" {
-			if err != nil {
-				t.Fatalf("%+v: %v", tc.args, err)
-			}
-			continue
-		}
-		var ue UsageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.says) {
-			t.Fatalf("%+v: %v, want a usage error saying %q", tc.args, err, tc.says)
-		}
-	}
-}
-
-// luauString's output is a Luau literal for any bytes.
+// LuauString's output is a Luau literal for any bytes.
 func TestLuauString(t *testing.T) {
 	var b strings.Builder
-	luauString(&b, "a\"b\\c\nd\x00e\x7fé]]")
+	LuauString(&b, "a\"b\\c\nd\x00e\x7fé]]")
 	if got := b.String(); got != `"a\"b\\c\nd\000e\127é]]"` {
 		t.Fatalf("%s", got)
 	}
@@ -240,80 +199,9 @@ func TestTestMessageCleanup(t *testing.T) {
 		"ServerStorage.StudioBridgeTest_1.tests.Helpers": "tests/Helpers.luau",
 	}
 	msg := "ServerStorage.StudioBridgeTest_1.tests.a.spec:4: Expected x\nsecond line of the message\nReplicatedStorage.DevPackages.TestEZ.Expectation:47 function assertLevel\nServerStorage.StudioBridgeTest_1.tests.a.spec:4\nStudioBridgeTest:383"
-	got := dropFrames(renameInstances(msg, names))
+	got := dropFrames(RenameInstances(msg, names))
 	if got != "tests/a.spec.luau:4: Expected x\nsecond line of the message" {
 		t.Fatalf("%q", got)
-	}
-}
-
-// test --cloud runs the runner as one Open Cloud task with --root and
-// reports what it returns, as a local run does.
-func TestTestCloud(t *testing.T) {
-	srv := cloudtest.New()
-	defer srv.Close()
-	answer := cloudtest.RunnerAnswer("ServerStorage.Tests", "nope\nReplicatedStorage.DevPackages.TestEZ.TestRunner:86")
-	srv.Set(func(s *cloudtest.Server) {
-		s.Default = cloudtest.Outcome{Results: []any{answer}, Logs: []string{"spec output"}}
-	})
-	t.Setenv(EnvAPIKey, cloudtest.Key)
-	t.Setenv(EnvUniverseID, "1")
-	t.Setenv(EnvPlaceID, "2")
-	t.Setenv(EnvOpenCloudURL, srv.URL)
-	var stderr bytes.Buffer
-	var streamed []Line
-	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: &stderr, Output: func(l Line) { streamed = append(streamed, l) }}
-	res, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests", Reporter: "text", CloudTest: CloudTest{Parallel: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := res.Data.(ShardedTestData).TestData
-	if data.Passed != 1 || data.Failed != 1 || data.Tests[1].Message != "ServerStorage.Tests.math.spec:7: nope" || data.Tests[1].Line != 7 {
-		t.Fatalf("data: %+v", data)
-	}
-	if res.Failure == "" {
-		t.Fatal("a failed test is no failure")
-	}
-	if len(streamed) != 0 || !strings.Contains(stderr.String(), "spec output") {
-		t.Fatalf("the specs' output must go to stderr, not the stream: %v / %q", streamed, stderr.String())
-	}
-	tasks := srv.Tasks()
-	if len(tasks) != 1 || !strings.Contains(tasks[0].Script, `root="ServerStorage.Tests"`) || !strings.Contains(tasks[0].Script, "TestEZ.TestPlanner.createPlan") {
-		t.Fatalf("tasks: %+v", tasks)
-	}
-
-	// The runner's own refusal reads as a usage error.
-	missing, _ := json.Marshal(map[string]any{"error": "testez-missing", "searched": []string{"ReplicatedStorage.DevPackages.TestEZ"}})
-	srv.Set(func(s *cloudtest.Server) { s.Default = cloudtest.Outcome{Results: []any{string(missing)}} })
-	_, err = Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
-	var ue UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), wallyLine) {
-		t.Fatalf("TestEZ missing: %v", err)
-	}
-}
-
-// test --cloud's refusals name test --cloud, not the exec path it shares.
-func TestTestCloudErrorsNameTest(t *testing.T) {
-	t.Setenv(EnvAPIKey, "")
-	env := &Env{Command: Test, Log: slog.New(slog.DiscardHandler), Timeout: Test.Timeout, Stderr: io.Discard}
-	_, err := Test.run(context.Background(), env, &TestArgs{Cloud: true, Root: "ServerStorage.Tests"})
-	var ue UsageError
-	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "test --cloud: set "+EnvAPIKey) {
-		t.Fatalf("%v, want a usage error naming test --cloud", err)
-	}
-	_, err = Exec.run(context.Background(), env, &ExecArgs{Script: "print(1)", Cloud: true})
-	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "exec --cloud: set "+EnvAPIKey) {
-		t.Fatalf("%v, want a usage error naming exec --cloud", err)
-	}
-}
-
-// A run too large for any plugin is refused before anything is sent.
-func TestTestRefusesOversizedRuns(t *testing.T) {
-	dir := kit.Files(t, map[string]string{"big.spec.luau": "-- " + strings.Repeat("x", 16<<20) + "\nreturn function() end"})
-	t.Chdir(dir)
-	_, err := Test.run(context.Background(), &Env{Command: Test, Timeout: time.Second}, &TestArgs{Reporter: "text"})
-	var ue UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "a Studio plugin takes at most") {
-		t.Fatalf("%v", err)
 	}
 }
 
@@ -329,7 +217,7 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 		"other/c.spec.luau":          "return function() end",
 	})
 	t.Chdir(dir)
-	nodes, specs, _, err := specTree(specScope{}, []string{"src/util/Strings.spec.luau"})
+	nodes, specs, _, err := specTree(SpecScope{}, []string{"src/util/Strings.spec.luau"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +244,7 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 	if specs != 1 || got != want {
 		t.Fatalf("%d specs, tree:\n%s\nwant 1 and:\n%s", specs, got, want)
 	}
-	if _, specs, _, err = specTree(specScope{}, []string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
+	if _, specs, _, err = specTree(SpecScope{}, []string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
 		t.Fatalf("with its folder named too: %d specs, %v; want both of src/util", specs, err)
 	}
 }

@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 )
 
 // The timings file (--timings FILE): each spec's last measured duration,
@@ -25,9 +24,9 @@ type timingsFile struct {
 // is 1 MiB).
 const maxTimingsBytes = 4 << 20
 
-// readTimings reads FILE; a missing file is no timings (the first run
+// ReadTimings reads FILE; a missing file is no timings (the first run
 // balances by count), anything else unreadable is an error that names it.
-func readTimings(path string) (map[string]int64, error) {
+func ReadTimings(path string) (map[string]int64, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -53,10 +52,12 @@ func readTimings(path string) (map[string]int64, error) {
 	return tf.Specs, nil
 }
 
-// writeTimings updates FILE with measured (spec → ms), keeping the specs
-// this run did not measure (another shard's), atomically.
-func writeTimings(path string, old, measured map[string]int64) error {
-	if path == "" || len(measured) == 0 {
+// EncodeTimings is the timings file's content: old updated with measured
+// (spec → ms), keeping the specs this run did not measure (another
+// shard's). It is nil when nothing was measured: the file stays as it is.
+// The command writes it atomically (commands.writeTimings).
+func EncodeTimings(old, measured map[string]int64) []byte {
+	if len(measured) == 0 {
 		return nil
 	}
 	all := maps.Clone(old)
@@ -64,12 +65,6 @@ func writeTimings(path string, old, measured map[string]int64) error {
 		all = map[string]int64{}
 	}
 	maps.Copy(all, measured)
-	raw, err := json.MarshalIndent(timingsFile{Version: 1, Specs: all}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(raw, '\n'))
+	raw, _ := json.MarshalIndent(timingsFile{Version: 1, Specs: all}, "", "  ") // maps of strings to ints always encode
+	return append(raw, '\n')
 }

@@ -1,7 +1,8 @@
-package commands
+package testrun
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,7 +42,7 @@ func TestSplitSpecs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := splitSpecs(specs, tc.timings, tc.n)
+			got := SplitSpecs(specs, tc.timings, tc.n)
 			if len(got) != tc.n {
 				t.Fatalf("%d slices, want %d", len(got), tc.n)
 			}
@@ -67,7 +68,7 @@ func TestSplitSpecs(t *testing.T) {
 			}
 			rev := slices.Clone(specs)
 			slices.Reverse(rev)
-			again := splitSpecs(append(rev, specs[3]), tc.timings, tc.n) // order and duplicates do not matter
+			again := SplitSpecs(append(rev, specs[3]), tc.timings, tc.n) // order and duplicates do not matter
 			for i := range got {
 				if !slices.Equal(got[i], again[i]) {
 					t.Fatalf("slice %d differs with another input order: %v vs %v", i, got[i], again[i])
@@ -82,7 +83,7 @@ func TestPickShardCoversAll(t *testing.T) {
 	specs := specNames(50)
 	seen := map[string]int{}
 	for i := 1; i <= 4; i++ {
-		for _, s := range pickShard(specs, nil, shardSel{Index: i, Count: 4}) {
+		for _, s := range PickShard(specs, nil, Shard{Index: i, Count: 4}) {
 			seen[s]++
 		}
 	}
@@ -91,7 +92,7 @@ func TestPickShardCoversAll(t *testing.T) {
 			t.Fatalf("%s ran in %d shards", s, seen[s])
 		}
 	}
-	if got := pickShard(specs, nil, shardSel{}); len(got) != 50 {
+	if got := PickShard(specs, nil, Shard{}); len(got) != 50 {
 		t.Fatalf("no selection kept %d specs", len(got))
 	}
 }
@@ -99,12 +100,12 @@ func TestPickShardCoversAll(t *testing.T) {
 func TestParseShard(t *testing.T) {
 	cases := []struct {
 		in   string
-		want shardSel
+		want Shard
 		bad  bool
 	}{
-		{in: "", want: shardSel{}},
-		{in: "1/4", want: shardSel{1, 4}},
-		{in: " 4 / 4 ", want: shardSel{4, 4}},
+		{in: "", want: Shard{}},
+		{in: "1/4", want: Shard{1, 4}},
+		{in: " 4 / 4 ", want: Shard{4, 4}},
 		{in: "0/4", bad: true},
 		{in: "5/4", bad: true},
 		{in: "1/0", bad: true},
@@ -113,7 +114,7 @@ func TestParseShard(t *testing.T) {
 		{in: "3", bad: true},
 	}
 	for _, tc := range cases {
-		got, err := parseShard(tc.in)
+		got, err := ParseShard(tc.in)
 		if tc.bad {
 			if err == nil || !strings.Contains(err.Error(), "I/N") {
 				t.Fatalf("%q: %v", tc.in, err)
@@ -131,22 +132,52 @@ func TestParseShard(t *testing.T) {
 func TestTimingsFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "timings.json")
-	got, err := readTimings(path)
+	got, err := ReadTimings(path)
 	if err != nil || got != nil {
 		t.Fatalf("missing file: %v %v", got, err)
 	}
-	if err := writeTimings(path, map[string]int64{"a": 1, "b": 2}, map[string]int64{"b": 5, "c": 7}); err != nil {
+	if EncodeTimings(map[string]int64{"a": 1}, nil) != nil {
+		t.Fatal("nothing measured: the file must stay as it is")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, err = readTimings(path)
+	if err := os.WriteFile(path, EncodeTimings(map[string]int64{"a": 1, "b": 2}, map[string]int64{"b": 5, "c": 7}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ReadTimings(path)
 	if err != nil || got["a"] != 1 || got["b"] != 5 || got["c"] != 7 || len(got) != 3 {
 		t.Fatalf("read back %v %v", got, err)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	if err := writeFileAtomic(bad, []byte("{}")); err != nil {
+	if err := os.WriteFile(bad, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readTimings(bad); err == nil || !strings.Contains(err.Error(), "not a studio-bridge timings file") {
+	if _, err := ReadTimings(bad); err == nil || !strings.Contains(err.Error(), "not a studio-bridge timings file") {
 		t.Fatalf("broken file: %v", err)
+	}
+}
+
+// A report whose run did not time its specs gives the timings file its
+// tests' times, added up per spec; a report that did keeps its own.
+func TestMergeTakesCaseDurations(t *testing.T) {
+	untimed := &ShardedTestData{TestData: TestData{Tests: []TestCase{
+		{Name: "a1", Status: "passed", File: "a.spec", DurationMs: 30},
+		{Name: "a2", Status: "failed", File: "a.spec", DurationMs: 12},
+		{Name: "b1", Status: "skipped", File: "b.spec"},
+	}}}
+	timed := &ShardedTestData{TestData: TestData{Tests: []TestCase{
+		{Name: "c1", Status: "passed", File: "c.spec", DurationMs: 5},
+	}}, SpecDurations: map[string]int64{"c.spec": 80}}
+	got, err := MergeReports([]*ShardedTestData{untimed, timed}, []string{"one.json", "two.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"a.spec": 42, "c.spec": 80}
+	if len(got.SpecDurations) != len(want) || got.SpecDurations["a.spec"] != 42 || got.SpecDurations["c.spec"] != 80 {
+		t.Fatalf("spec durations %v, want %v (b.spec ran no timed test)", got.SpecDurations, want)
+	}
+	if got.Tests[0].DurationMs != 30 || got.Passed != 2 || got.Failed != 1 || got.Skipped != 1 {
+		t.Fatalf("merged tests %+v", got.TestData)
 	}
 }

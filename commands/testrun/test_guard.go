@@ -1,4 +1,4 @@
-package commands
+package testrun
 
 import (
 	"fmt"
@@ -14,18 +14,12 @@ import (
 // (both as spelled and with its own symlinks resolved, so a root reached
 // through a link, such as macOS's /tmp, still contains its files).
 type specGuard struct {
-	scope    specScope
+	scope    SpecScope
 	root     string // absolute
 	realRoot string // root with symlinks resolved
 }
 
-// specScope is the scope the surface gives: its project root (resolved
-// only when test reads files), confined or not.
-func (env *Env) specScope() specScope {
-	return specScope{Project: env.Project, Confine: env.Confine}
-}
-
-func newSpecGuard(scope specScope) (*specGuard, error) {
+func newSpecGuard(scope SpecScope) (*specGuard, error) {
 	resolve := scope.Project
 	if resolve == nil {
 		resolve = func() (string, error) { return project.Root("", nil) }
