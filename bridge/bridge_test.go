@@ -19,6 +19,7 @@ import (
 )
 
 func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	big := strings.Repeat("é", 300_000)
 	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", PlaceName: "Place", Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
@@ -71,6 +72,7 @@ func TestHostAndClientSeeSessionsAndRelayCalls(t *testing.T) {
 }
 
 func TestTimeoutCancelsAtThePlugin(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Stall: true}
@@ -98,6 +100,7 @@ func TestTimeoutCancelsAtThePlugin(t *testing.T) {
 // A call whose caller gives up says why in words ("interrupted", "ran out
 // of time"), not Go's "context canceled".
 func TestCancelledCallSaysWhy(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Stall: true}
@@ -128,6 +131,7 @@ func TestCancelledCallSaysWhy(t *testing.T) {
 // holds its session, still listed, and the relayed call waits for it: here
 // until the call's own timeout, which is what the caller hears.
 func TestPluginVanishingMidRequest(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", NoReconnect: true, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 		return fakeplugin.Reply{Drop: true}
@@ -148,6 +152,7 @@ func TestPluginVanishingMidRequest(t *testing.T) {
 }
 
 func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	host := connect(t, port)
 	c1 := connect(t, port)
@@ -209,6 +214,7 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 }
 
 func TestGracefulHandOff(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
@@ -237,7 +243,7 @@ func TestGracefulHandOff(t *testing.T) {
 // with SHUTTING_DOWN, and a process that starts meanwhile both wait for the
 // new host rather than fail.
 func TestHandOffWaitsForRelayedCalls(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
 	host := connect(t, port)
 	c1 := connect(t, port)
@@ -307,7 +313,7 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 	}
 	joinc := make(chan joined, 1)
 	go func() {
-		b, err := Connect(context.Background(), Options{Port: port, Log: testLog(t), Grace: testGrace, JoinTimeout: 200 * time.Millisecond})
+		b, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Log: testLog(t), Grace: testGrace, JoinTimeout: 200 * time.Millisecond})
 		joinc <- joined{b, err}
 	}()
 	time.Sleep(500 * time.Millisecond) // longer than the joiner's JoinTimeout
@@ -336,6 +342,7 @@ func TestHandOffWaitsForRelayedCalls(t *testing.T) {
 }
 
 func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	b := connect(t, port)
 	time.AfterFunc(100*time.Millisecond, func() {
@@ -349,6 +356,7 @@ func TestResolveWaitsForPluginsOnAFreshHost(t *testing.T) {
 }
 
 func TestEventsReachWatchers(t *testing.T) {
+	t.Parallel()
 	port, host, client := hostAndClient(t)
 	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	waitSessions(t, client, 1)
@@ -377,11 +385,11 @@ func TestEventsReachWatchers(t *testing.T) {
 }
 
 func TestStrangerOnThePort(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
 	srv := kit.Stranger(t, port)
 	defer srv.Close()
-	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t)})
+	_, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Log: testLog(t)})
 	var pe *PortInUseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("want PortInUseError, got %v", err)
@@ -397,13 +405,13 @@ func TestStrangerOnThePort(t *testing.T) {
 // up yet starts anyway, reports the host unavailable, and joins once the host
 // comes.
 func TestLazyConnectWaitsForTheHost(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
-	if _, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond}); protocol.CodeOf(err) != protocol.CodeHostUnavailable {
+	if _, err := Connect(context.Background(), Options{Token: kit.Token(t), Remote: remote, JoinTimeout: 200 * time.Millisecond}); protocol.CodeOf(err) != protocol.CodeHostUnavailable {
 		t.Fatalf("an eager connect must fail at once: %v", err)
 	}
-	lazy, err := Connect(context.Background(), Options{Remote: remote, JoinTimeout: 200 * time.Millisecond, Lazy: true})
+	lazy, err := Connect(context.Background(), Options{Token: kit.Token(t), Remote: remote, JoinTimeout: 200 * time.Millisecond, Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +426,7 @@ func TestLazyConnectWaitsForTheHost(t *testing.T) {
 		t.Fatalf("sessions with no host: %v", err)
 	}
 
-	host, err := Connect(context.Background(), Options{Port: port, Grace: time.Millisecond})
+	host, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Grace: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,10 +445,10 @@ func TestLazyConnectWaitsForTheHost(t *testing.T) {
 // installs gets a warning that says how to update it; a current, newer or unversioned one
 // does not.
 func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	var logs kit.Buffer
 	port := kit.FreePort(t)
-	host, err := Connect(context.Background(), Options{Port: port, Version: "9.9.9", PluginVersion: "1.2.0", Grace: time.Millisecond,
+	host, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Version: "9.9.9", PluginVersion: "1.2.0", Grace: time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -468,9 +476,9 @@ func TestHostWarnsAboutAnOlderPlugin(t *testing.T) {
 // host does not know the plugins yet; a call naming one of them waits for it
 // to re-register (within the grace) instead of failing "Session not found".
 func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
-	host, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
+	host, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Grace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +490,7 @@ func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := Connect(context.Background(), Options{Port: port, Grace: 2 * time.Second})
+	client, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Grace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,6 +517,7 @@ func TestCallAfterFailoverWaitsForThePlugin(t *testing.T) {
 // host's resolution grace ends as soon as every session the old host had
 // is back, rather than after the full grace.
 func TestGraceEndsWhenTheLostHostsSessionsReturn(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	host := connect(t, port)
 	c := connectWith(t, port, Options{Grace: 10 * time.Second})

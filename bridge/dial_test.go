@@ -15,6 +15,7 @@ import (
 )
 
 func TestUpgradeTransport(t *testing.T) {
+	t.Parallel()
 	t.Run("other answers keep their body and close the connection", func(t *testing.T) {
 		closed := make(chan struct{})
 		srv := serveOnce(t, func(c net.Conn) {

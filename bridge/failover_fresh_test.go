@@ -63,6 +63,7 @@ func sessionsBeforeGrace(t *testing.T, b *Bridge, want []string, since time.Time
 // joins the host that took over (it never knew the lost host) is told which
 // sessions are still missing and stops waiting when they are back.
 func TestFreshClientAfterFailoverWaitsOnlyForMissingSessions(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	ids, bs := killWithTwoSessions(t, port, Options{Grace: freshGrace})
 	killed := time.Now()
@@ -88,6 +89,7 @@ func TestFreshClientAfterFailoverWaitsOnlyForMissingSessions(t *testing.T) {
 // host; the standby that then joins it names the lost host's sessions in
 // its client-hello, and the fresh host's resolution ends once they are back.
 func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	ids, _ := killWithTwoSessions(t, port)
 	killed := time.Now()
@@ -124,6 +126,7 @@ func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
 // still missing, then says settled; a host with nothing expected says
 // neither, and one past its grace takes no list from a hello.
 func TestWelcomeAwaitingLists(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

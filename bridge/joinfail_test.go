@@ -22,10 +22,10 @@ import (
 // cannot be reached fails a call with UnreachableError (HOST_UNAVAILABLE)
 // after that wait, not after FailoverWait; once a host is up it serves.
 func TestUnreachableFailsFast(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
 	remote := "127.0.0.1:" + strconv.Itoa(port)
-	lazy, err := Connect(context.Background(), Options{Remote: remote, Lazy: true,
+	lazy, err := Connect(context.Background(), Options{Token: kit.Token(t), Remote: remote, Lazy: true,
 		JoinTimeout: 200 * time.Millisecond, UnreachableWait: 300 * time.Millisecond, Log: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestUnreachableFailsFast(t *testing.T) {
 // older host that speaks none of its protocol versions) ends Connect at once
 // with the host's reason, instead of retrying until JoinTimeout.
 func TestRefusedJoinFailsAtOnce(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	port := kit.FreePort(t)
 	kit.ServeHTTP(t, port, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
@@ -64,7 +64,7 @@ func TestRefusedJoinFailsAtOnce(t *testing.T) {
 		}
 	}))
 	start := time.Now()
-	_, err := Connect(context.Background(), Options{Port: port, Log: testLog(t), JoinTimeout: 3 * time.Second})
+	_, err := Connect(context.Background(), Options{Token: kit.Token(t), Port: port, Log: testLog(t), JoinTimeout: 3 * time.Second})
 	if protocol.CodeOf(err) != protocol.CodeUnsupportedProtocol || !strings.Contains(err.Error(), "protocol 0 only") {
 		t.Fatalf("want the host's UNSUPPORTED_PROTOCOL reason, got %v", err)
 	}
