@@ -49,9 +49,8 @@ func TestSubscribeUnknownResource(t *testing.T) {
 // Is the bridge host running?" after UnreachableWait, not a tool error
 // after the whole FailoverWait; the server still started (lazily).
 func TestCannotConnect(t *testing.T) {
-	kit.UseConfigDir(t)
 	remote := "127.0.0.1:" + strconv.Itoa(kit.FreePort(t))
-	b, err := bridge.Connect(context.Background(), bridge.Options{Remote: remote, Lazy: true,
+	b, err := bridge.Connect(context.Background(), bridge.Options{Token: kit.Token(t), Remote: remote, Lazy: true,
 		JoinTimeout: 200 * time.Millisecond, UnreachableWait: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("a lazy server must start with its host down: %v", err)

@@ -8,9 +8,12 @@
 //     STUDIO_BRIDGE_* settings removed, one STUDIO_BRIDGE_CONFIG_DIR per
 //     test) — the one place where per-test environment is set;
 //   - the user's token (authtoken): every process of a test shares its
-//     config directory and so one token (ConfigDir, Token); in-process
-//     studio-bridge code joins them with UseConfigDir, and in-process code
-//     that forgot fails instead of touching the developer's config; a
+//     config directory and so one token (ConfigDir, Token); library code
+//     in the test process is handed them (bridge.Options.Token,
+//     authtoken.InDir(ConfigDir(t))), so such tests run in parallel; only
+//     the CLI run in-process reads the environment, and joins them with
+//     UseConfigDir; in-process code that forgot fails instead of touching
+//     the developer's config; a
 //     package that runs commands in process before any test can call
 //     UseConfigDir gives the whole binary a directory (MainInConfigDir);
 //   - background processes with their output (Start, Proc), a host (Serve)
