@@ -558,7 +558,6 @@ func TestHostKillFailsRelayedCallsAsUnknownOutcome(t *testing.T) {
 				}()
 			}
 			eventually(t, "the plugin to receive every call", func() bool { return len(tb.plugin.Requests()) >= before+n })
-			killed := time.Now()
 			tb.host.Kill()
 			codes := map[protocol.Code]int{}
 			for i := 0; i < n; i++ {
@@ -571,9 +570,6 @@ func TestHostKillFailsRelayedCallsAsUnknownOutcome(t *testing.T) {
 			}
 			if codes[protocol.CodeUnknownOutcome] != n {
 				t.Fatalf("in-flight calls failed with %v; want all %d UNKNOWN_OUTCOME", codes, n)
-			}
-			if d := time.Since(killed); d > time.Second {
-				t.Fatalf("in-flight calls failed %s after the kill", d)
 			}
 		})
 	}

@@ -79,13 +79,11 @@ func TestTimeoutCancelsAtThePlugin(t *testing.T) {
 	}})
 	waitSessions(t, client, 1)
 	for _, b := range []*Bridge{host, client} {
-		start := time.Now()
+		// The call's own timeout ends it (TIMEOUT says so), and the
+		// plugin is told to stop (below).
 		_, err := b.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: 200 * time.Millisecond})
 		if protocol.CodeOf(err) != protocol.CodeTimeout {
 			t.Fatalf("want TIMEOUT, got %v", err)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("timeout took %s", d)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -160,7 +158,7 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var once sync.Once
-	_, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
+	p, sid := kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A", Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
 		if action == "exec" {
 			return fakeplugin.Reply{Stall: true}
 		}
@@ -174,14 +172,17 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 		_, err := c1.Call(context.Background(), sid, "exec", nil, CallOptions{Timeout: time.Minute})
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
-	killed := time.Now()
+	kit.WaitFor(t, 10*time.Second, "the exec to reach the plugin", func() bool {
+		for _, r := range p.Requests() {
+			if r.Action == "exec" {
+				return true
+			}
+		}
+		return false
+	})
 	once.Do(host.Kill)
 	if err := kit.Recv(t, errc, 5*time.Second, "the in-flight call to end after the host died"); protocol.CodeOf(err) != protocol.CodeUnknownOutcome {
 		t.Fatalf("in-flight call: want UNKNOWN_OUTCOME, got %v", err)
-	}
-	if d := time.Since(killed); d > time.Second {
-		t.Fatalf("in-flight call failed after %s", d)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -194,17 +195,12 @@ func TestFailoverKeepsSessionsAndFailsInFlight(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// Served again: a call by the old session id succeeds.
-	for {
+	// Served again: a call by the old session id succeeds (how soon is
+	// measured by the failover benchmark, not asserted here).
+	kit.WaitFor(t, 10*time.Second, "the plugin to be served again by its old session id", func() bool {
 		out, err := c2.Call(context.Background(), sid, "state", nil, CallOptions{Timeout: time.Second})
-		if err == nil && string(out) == `"ok"` {
-			break
-		}
-		if time.Since(killed) > 2*time.Second {
-			t.Fatalf("plugin not served again by its old session id 2 s after the kill: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil && string(out) == `"ok"`
+	})
 	for _, b := range []*Bridge{c1, c2} {
 		s := waitSessions(t, b, 1)
 		if s[0].SessionID != sid {
@@ -520,7 +516,9 @@ func TestGraceEndsWhenTheLostHostsSessionsReturn(t *testing.T) {
 	t.Parallel()
 	port := kit.FreePort(t)
 	host := connect(t, port)
-	c := connectWith(t, port, Options{Grace: 10 * time.Second})
+	// A grace of an hour: a Sessions call that answers at all proves it
+	// was cut short.
+	c := connectWith(t, port, Options{Grace: time.Hour})
 	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "A"})
 	kit.Plugin(t, fakeplugin.Config{Port: port, InstanceID: "B"})
 	waitSessions(t, host, 2)
@@ -536,12 +534,11 @@ func TestGraceEndsWhenTheLostHostsSessionsReturn(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s, err := c.Sessions(context.Background())
+	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := c.Sessions(sctx)
 	if err != nil || len(s) != 2 {
-		t.Fatalf("after the takeover: %d sessions, %v", len(s), err)
-	}
-	if d := time.Since(killed); d > 3*time.Second {
-		t.Fatalf("Sessions answered %s after the kill; the 10 s grace was not cut short", d)
+		t.Fatalf("after the takeover: %d sessions, %v (an error after a minute: the hour's grace was not cut short)", len(s), err)
 	}
 	if _, err := c.Resolve(context.Background(), Target{}); err == nil || !strings.Contains(err.Error(), "Multiple Studio instances") {
 		t.Fatalf("resolve over both windows: %v", err)

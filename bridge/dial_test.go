@@ -38,9 +38,8 @@ func TestUpgradeTransport(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+srv+"/client", nil)
-		start := time.Now()
-		if _, err := (upgradeTransport{}).RoundTrip(req); err == nil || time.Since(start) > 2*time.Second {
-			t.Fatalf("err %v after %s", err, time.Since(start))
+		if _, err := (upgradeTransport{}).RoundTrip(req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err %v, want the request's deadline", err)
 		}
 	})
 	t.Run("cancelling the request ends it", func(t *testing.T) {
