@@ -624,7 +624,8 @@ func TestAttachWithoutCapabilitiesListsEmpty(t *testing.T) {
 // again, chunked again); the host starts that reply over instead of failing
 // the call because chunk 0 arrived after chunk 1.
 func TestV2ChunkedReplyResentWholeAfterResume(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	r := rawWindow(t, h.port, "chunky")
 	at := r.attach(goodAttach("chunky", protocol.ContextEdit))
 	sid := at.SessionID
