@@ -382,7 +382,8 @@ func TestClientVanishingMidRequestCancelsAtThePlugin(t *testing.T) {
 }
 
 func TestSilentPluginEvicted(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a heartbeat of tens of milliseconds is a wall-clock
+	// contract a busy neighbour would break.
 	const hb = 100 * time.Millisecond
 	tb := newTestBedWith(t, Options{Heartbeat: hb})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -39,7 +39,7 @@ func connect(t testing.TB, port int) *Bridge {
 // unset is the test default.
 func connectWith(t testing.TB, port int, opts Options) *Bridge {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // generous, for a loaded machine
 	defer cancel()
 	opts.Port = port
 	if opts.Token.Value == "" {

@@ -288,7 +288,7 @@ func TestV2GraceExpiryAnswersUnknownOutcome(t *testing.T) {
 // Issue 13 item 6: a 4 MB script reaches a v2 plugin whole, as chunks.
 func TestV2FourMegabyteScriptArrivesWhole(t *testing.T) {
 	t.Parallel()
-	h := newMemHost(t, HostConfig{})
+	h := newV2Host(t, HostConfig{}) // real sockets: 4 MB crosses the kernel faster than a pipe
 	_, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
@@ -344,8 +344,9 @@ func TestV2OversizedRequestRefusedUpFront(t *testing.T) {
 // Per-session liveness: a frozen server DataModel is detected while the
 // edit DataModel keeps the socket alive.
 func TestV2FrozenSessionIsDroppedWhileTheSocketLives(t *testing.T) {
-	t.Parallel()
-	h := newMemHost(t, HostConfig{Heartbeat: 40 * time.Millisecond, ResumeGrace: 100 * time.Millisecond})
+	// Not parallel: a heartbeat of tens of milliseconds is a wall-clock
+	// contract a busy neighbour would break.
+	h := newV2Host(t, HostConfig{Heartbeat: 40 * time.Millisecond, ResumeGrace: 100 * time.Millisecond})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit},
 		{Context: protocol.ContextServer, State: protocol.StateServer, Frozen: true},
