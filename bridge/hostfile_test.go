@@ -78,6 +78,7 @@ func silentPort(t *testing.T) int {
 // process that is gone.
 func TestSilentHolderOfThePort(t *testing.T) {
 	t.Parallel()
+	kit.SkipIfShort(t, "starts a process and waits out connections that never answer")
 	// A process that is gone: one that has exited.
 	gone := exec.Command(os.Args[0], "-test.run=^$")
 	if err := gone.Run(); err != nil {
