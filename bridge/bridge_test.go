@@ -361,7 +361,17 @@ func TestEventsReachWatchers(t *testing.T) {
 	hostEv := host.Events(ctx, sid)
 	clientEv := client.Events(ctx, sid)
 	watch := client.WatchSessions(ctx)
-	time.Sleep(100 * time.Millisecond) // let the watch reach the host
+	kit.WaitFor(t, 10*time.Second, "the client's watch to reach the host", func() bool {
+		host.mu.Lock()
+		h, _ := host.cur.(*Host)
+		host.mu.Unlock()
+		if h == nil {
+			return false
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.watching[sid]) > 0
+	})
 	if err := p.SendLog(1, "Print", "hi"); err != nil {
 		t.Fatal(err)
 	}
