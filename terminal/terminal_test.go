@@ -81,8 +81,29 @@ func studioPort(t *testing.T) string {
 	t.Helper()
 	port := freePort(t)
 	n, _ := strconv.Atoi(port)
-	kit.FakeStudio(t, n)
+	studios.Store(port, kit.FakeStudio(t, n))
+	t.Cleanup(func() { studios.Delete(port) })
 	return port
+}
+
+// studios maps a studioPort to its fake Studio, whose requests a test
+// waits for (ran) instead of sleeping.
+var studios sync.Map // port → *fakeplugin.Plugin
+
+// ran waits until the fake Studio on port has received an exec of a
+// script containing s.
+func ran(t *testing.T, port, s string) {
+	t.Helper()
+	v, _ := studios.Load(port)
+	p := v.(*fakeplugin.Plugin)
+	kit.WaitFor(t, 10*time.Second, "the fake Studio to run "+s, func() bool {
+		for _, r := range p.Requests() {
+			if r.Action == "exec" && strings.Contains(string(r.Payload), s) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // TestTerminalPiped drives the REPL through a pipe: the line-by-line mode.
@@ -226,7 +247,7 @@ func TestTerminalPTY(t *testing.T) {
 	scr.WaitFor(t, "Vector3(1, 2, 3)")
 
 	typeKeys("task.wait(1e9) -- wait\r") // the fake Studio never finishes scripts that say wait
-	time.Sleep(200 * time.Millisecond)
+	ran(t, port, "task.wait(1e9)")
 	typeKeys("\x03")
 	scr.WaitFor(t, "cancelled")
 
