@@ -12,6 +12,7 @@ import (
 // the token; host and client proofs differ (labels), depend on both
 // nonces, and verify only with the same token.
 func TestClientProofs(t *testing.T) {
+	t.Parallel()
 	tok := "a-token-of-the-right-shape-0123456789"
 	key := ClientKey(tok)
 	if len(key) != 32 || bytes.Contains(key, []byte(tok)) || !bytes.Equal(key, ClientKey(tok)) {

@@ -18,6 +18,11 @@
 // whose file it cannot read, and how a process with no config directory
 // gets one at all.
 //
+// Only the CLI reads these variables (FromEnv, once per process); library
+// code is handed the resulting Settings, or the token and directory
+// resolved from them, so that tests give each their own and run in
+// parallel.
+//
 // The MCP token (mcp.go) is a second, separate secret kept the same way
 // (file mcp-token, or STUDIO_BRIDGE_MCP_TOKEN): the bearer credential of
 // `mcp --http`, which MCP client configs reference, so that a config that

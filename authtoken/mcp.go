@@ -16,7 +16,13 @@ const (
 // ResolveMCP is the MCP token `mcp --http` requires and `token --mcp`
 // prints: STUDIO_BRIDGE_MCP_TOKEN if set, else the MCP token file's
 // (created if missing).
-func ResolveMCP() (Token, error) { return resolve(EnvMCPToken, MCPFileName) }
+func (s Settings) ResolveMCP() (Token, error) {
+	return s.resolve(EnvMCPToken, s.MCPToken, MCPFileName)
+}
+
+// ResolveMCP is FromEnv().ResolveMCP(): the CLI's; library code takes
+// Settings.
+func ResolveMCP() (Token, error) { return FromEnv().ResolveMCP() }
 
 // LoadOrCreateMCP reads the MCP token file in dir, creating dir and the
 // file (with a new random token) if they do not exist.

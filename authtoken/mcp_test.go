@@ -11,6 +11,7 @@ import (
 // TestMCPTokenIsItsOwnPrivateFile: the MCP token is a second secret in its
 // own user-only file, never the user's token, kept across loads.
 func TestMCPTokenIsItsOwnPrivateFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	master, err := LoadOrCreate(dir)
 	if err != nil {
@@ -41,19 +42,19 @@ func TestMCPTokenIsItsOwnPrivateFile(t *testing.T) {
 // TestResolveMCP: the environment wins over the file and is checked; the
 // file comes from the config directory.
 func TestResolveMCP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Setenv(EnvConfigDir, dir)
-	t.Setenv(EnvMCPToken, "")
-	fromFile, err := ResolveMCP()
+	fromFile, err := InDir(dir).ResolveMCP()
 	if err != nil || fromFile.Source != filepath.Join(dir, MCPFileName) {
 		t.Fatalf("from the file: %v, %v", fromFile, err)
 	}
-	t.Setenv(EnvMCPToken, "a-chosen-mcp-token-value")
-	if got, err := ResolveMCP(); err != nil || got.Value != "a-chosen-mcp-token-value" || got.Source != EnvMCPToken {
+	if got, err := (Settings{ConfigDir: dir, MCPToken: "a-chosen-mcp-token-value"}).ResolveMCP(); err != nil || got.Value != "a-chosen-mcp-token-value" || got.Source != EnvMCPToken {
 		t.Fatalf("from the environment: %v, %v", got, err)
 	}
-	t.Setenv(EnvMCPToken, "short")
-	if _, err := ResolveMCP(); err == nil || !strings.Contains(err.Error(), EnvMCPToken) {
+	if _, err := (Settings{ConfigDir: dir, MCPToken: "short"}).ResolveMCP(); err == nil || !strings.Contains(err.Error(), EnvMCPToken) {
 		t.Fatalf("a bad environment token: %v", err)
+	}
+	if got, err := (Settings{ConfigDir: dir, Token: "a-token-set-by-the-user"}).ResolveMCP(); err != nil || got != fromFile {
+		t.Fatalf("the user's token is not the MCP token: %v, %v", got, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // bytes, as computed independently (RFC 5869 extract-then-expand by hand);
 // another token gives another key; no token, no key.
 func TestPairingKey(t *testing.T) {
+	t.Parallel()
 	const tok = "an-example-token-of-the-user-0123456789"
 	const want = "fa1e579da95b88fd3ef81a4e4d67d5173f0b59ed860c40c9b1dd90ec18110eee"
 	if got := hex.EncodeToString(PairingKey(tok)); got != want {
@@ -31,6 +32,7 @@ func TestPairingKey(t *testing.T) {
 // TestStore: Store writes a token LoadOrCreate then reads, refuses a bad
 // one, and never replaces an existing file.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cfg")
 	v := Generate()
 	if err := Store(dir, v); err != nil {

@@ -16,6 +16,7 @@ import (
 // FIFO without a writer used to block the open forever (attack 10 of
 // issue 22), hanging every command.
 func TestSpecialTokenFilesRefusedWithoutBlocking(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		make func(t *testing.T, path string)

@@ -56,33 +56,79 @@ func (e *NoConfigDirError) Error() string {
 
 func (e *NoConfigDirError) Unwrap() error { return e.Err }
 
-// Dir is the studio-bridge config directory: STUDIO_BRIDGE_CONFIG_DIR, or
-// studio-bridge in the user's config directory.
-func Dir() (string, error) {
-	if d := os.Getenv(EnvConfigDir); d != "" {
-		return filepath.Abs(d)
+// Settings is where the tokens come from: the config directory and the
+// token variables, read from the environment once, by the CLI (FromEnv).
+// Library code (bridge, commands, mcp, terminal) is handed Settings, or the
+// token and directory resolved from them, and never reads the environment
+// itself: so tests give each their own and run side by side.
+type Settings struct {
+	// ConfigDir is the config directory (absolute); "" when there is none,
+	// and DirErr says why.
+	ConfigDir string
+	DirErr    error
+	// Token and MCPToken are STUDIO_BRIDGE_TOKEN and
+	// STUDIO_BRIDGE_MCP_TOKEN; "" when unset.
+	Token, MCPToken string
+}
+
+// FromEnv reads the Settings from this process's environment:
+// STUDIO_BRIDGE_CONFIG_DIR, else studio-bridge in the user's config
+// directory; STUDIO_BRIDGE_TOKEN and STUDIO_BRIDGE_MCP_TOKEN.
+func FromEnv() Settings { return Lookup(os.Getenv, os.UserConfigDir) }
+
+// Lookup is FromEnv with the environment and the user's config directory
+// given (getenv like os.Getenv, userConfigDir like os.UserConfigDir).
+func Lookup(getenv func(string) string, userConfigDir func() (string, error)) Settings {
+	s := Settings{Token: getenv(EnvToken), MCPToken: getenv(EnvMCPToken)}
+	if d := getenv(EnvConfigDir); d != "" {
+		s.ConfigDir, s.DirErr = filepath.Abs(d)
+		return s
 	}
-	d, err := os.UserConfigDir()
+	d, err := userConfigDir()
 	if err != nil {
+		s.DirErr = err
+		return s
+	}
+	s.ConfigDir = filepath.Join(d, "studio-bridge")
+	return s
+}
+
+// InDir is the Settings of a process whose config directory is dir and
+// whose environment sets no token: the token files in dir are the tokens.
+func InDir(dir string) Settings { return Settings{ConfigDir: dir} }
+
+// Dir is the config directory, or a NoConfigDirError.
+func (s Settings) Dir() (string, error) {
+	if s.ConfigDir == "" {
+		err := s.DirErr
+		if err == nil {
+			err = errors.New("none was given")
+		}
 		return "", &NoConfigDirError{Err: err}
 	}
-	return filepath.Join(d, "studio-bridge"), nil
+	return s.ConfigDir, nil
 }
 
 // Resolve is the token this process presents and, as host, accepts:
 // STUDIO_BRIDGE_TOKEN if set, else the token file's (created if missing).
-func Resolve() (Token, error) { return resolve(EnvToken, FileName) }
+func (s Settings) Resolve() (Token, error) { return s.resolve(EnvToken, s.Token, FileName) }
 
-// resolve is the token in environment variable env if set, else the one in
-// the config directory's file name (created if missing).
-func resolve(env, name string) (Token, error) {
-	if v := os.Getenv(env); v != "" {
+// Dir is FromEnv().Dir(): the CLI's; library code takes Settings.
+func Dir() (string, error) { return FromEnv().Dir() }
+
+// Resolve is FromEnv().Resolve(): the CLI's; library code takes Settings.
+func Resolve() (Token, error) { return FromEnv().Resolve() }
+
+// resolve is the token value v (from environment variable env) if set,
+// else the one in the config directory's file name (created if missing).
+func (s Settings) resolve(env, v, name string) (Token, error) {
+	if v != "" {
 		if err := Validate(v); err != nil {
 			return Token{}, fmt.Errorf("%s: %w", env, err)
 		}
 		return Token{Value: v, Source: env}, nil
 	}
-	dir, err := Dir()
+	dir, err := s.Dir()
 	if err != nil {
 		return Token{}, err
 	}

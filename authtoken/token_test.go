@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadOrCreateMakesOnePrivateTokenAndKeepsIt(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "nested", "studio-bridge")
 	first, err := LoadOrCreate(dir)
 	if err != nil {
@@ -42,6 +43,7 @@ func TestLoadOrCreateMakesOnePrivateTokenAndKeepsIt(t *testing.T) {
 // TestRacingCreatorsAgree: processes starting at once (here goroutines on
 // the same directory) must end with one token, the same for all.
 func TestRacingCreatorsAgree(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		dir := t.TempDir()
 		const n = 8
@@ -66,6 +68,7 @@ func TestRacingCreatorsAgree(t *testing.T) {
 }
 
 func TestBadTokenFilesRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content string
 		mode          os.FileMode
@@ -102,46 +105,70 @@ func TestBadTokenFilesRefused(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	cfg := t.TempDir()
-	t.Setenv(EnvConfigDir, cfg)
-	t.Setenv(EnvToken, "")
-	fromFile, err := Resolve()
+	fromFile, err := InDir(cfg).Resolve()
 	if err != nil || fromFile.Source != filepath.Join(cfg, FileName) {
 		t.Fatalf("resolve from the file: %v, %v", fromFile, err)
 	}
 
-	t.Setenv(EnvToken, "a-token-set-by-the-user")
-	fromEnv, err := Resolve()
+	fromEnv, err := Settings{ConfigDir: cfg, Token: "a-token-set-by-the-user"}.Resolve()
 	if err != nil || fromEnv.Value != "a-token-set-by-the-user" || fromEnv.Source != EnvToken {
 		t.Fatalf("the env var must win over the file: %v, %v", fromEnv, err)
 	}
 
-	t.Setenv(EnvToken, "short")
-	if _, err := Resolve(); err == nil || !strings.Contains(err.Error(), EnvToken) {
+	if _, err := (Settings{ConfigDir: cfg, Token: "short"}).Resolve(); err == nil || !strings.Contains(err.Error(), EnvToken) {
 		t.Fatalf("a bad env token: %v", err)
 	}
 }
 
+// TestLookup: the environment variables FromEnv reads, and where the config
+// directory is without STUDIO_BRIDGE_CONFIG_DIR.
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	noDir := errors.New("no home")
+	tests := []struct {
+		name    string
+		env     map[string]string
+		userDir string
+		userErr error
+		want    Settings
+	}{
+		{"nothing set", nil, "/home/u/.config", nil, Settings{ConfigDir: filepath.Join("/home/u/.config", "studio-bridge")}},
+		{"config dir wins", map[string]string{EnvConfigDir: "/portable/sb"}, "/home/u/.config", nil, Settings{ConfigDir: filepath.Join("/portable/sb")}},
+		{"tokens", map[string]string{EnvToken: "t", EnvMCPToken: "m"}, "/c", nil, Settings{ConfigDir: filepath.Join("/c", "studio-bridge"), Token: "t", MCPToken: "m"}},
+		{"no user config dir", map[string]string{EnvToken: "t"}, "", noDir, Settings{DirErr: noDir, Token: "t"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Lookup(func(k string) string { return tt.env[k] }, func() (string, error) { return tt.userDir, tt.userErr })
+			if tt.want.ConfigDir != "" {
+				tt.want.ConfigDir, _ = filepath.Abs(tt.want.ConfigDir)
+			}
+			if got != tt.want {
+				t.Fatalf("Lookup = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestNoConfigDirSaysSoAndTakesTheEnvVar(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("os.UserConfigDir fails for want of XDG_CONFIG_HOME and HOME on Linux only")
-	}
-	t.Setenv(EnvConfigDir, "")
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("HOME", "")
-	t.Setenv(EnvToken, "")
-	_, err := Resolve()
+	t.Parallel()
+	s := Lookup(func(string) string { return "" }, func() (string, error) { return "", errors.New("neither $XDG_CONFIG_HOME nor $HOME are defined") })
+	_, err := s.Resolve()
 	var none *NoConfigDirError
-	if !errors.As(err, &none) || !strings.Contains(err.Error(), EnvToken) {
-		t.Fatalf("err %v; want a NoConfigDirError naming %s", err, EnvToken)
+	if !errors.As(err, &none) || !strings.Contains(err.Error(), EnvToken) || !strings.Contains(err.Error(), "HOME") {
+		t.Fatalf("err %v; want a NoConfigDirError naming %s and why", err, EnvToken)
 	}
-	t.Setenv(EnvToken, "a-token-set-by-the-user")
-	if tok, err := Resolve(); err != nil || tok.Value != "a-token-set-by-the-user" {
+	s.Token = "a-token-set-by-the-user"
+	if tok, err := s.Resolve(); err != nil || tok.Value != "a-token-set-by-the-user" {
 		t.Fatalf("with the env var: %v, %v", tok, err)
 	}
 }
 
 func TestEqual(t *testing.T) {
+	t.Parallel()
 	tok := Generate()
 	tests := []struct {
 		name                string
@@ -162,6 +189,7 @@ func TestEqual(t *testing.T) {
 }
 
 func TestStringHidesTheSecret(t *testing.T) {
+	t.Parallel()
 	tok := Token{Value: Generate(), Source: "/x/token"}
 	if s := tok.String(); strings.Contains(s, tok.Value) || !strings.Contains(s, "/x/token") {
 		t.Fatalf("String() = %q", s)

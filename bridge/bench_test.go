@@ -153,12 +153,13 @@ func BenchmarkJoinListLeave(b *testing.B) {
 	const n = 1000
 	port, _ := fleetHost(b, n)
 	ctx := context.Background()
+	tok := kit.Token(b)
 	samples := benchutil.NewSamples(b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
-		c, err := Connect(ctx, Options{Port: port})
+		c, err := Connect(ctx, Options{Token: tok, Port: port})
 		if err != nil {
 			b.Fatal(err)
 		}

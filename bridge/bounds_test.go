@@ -25,6 +25,7 @@ import (
 // hello is closed with 1008 and a reason once the handshake timeout passes
 // (it was dropped without a close frame, 1006).
 func TestSilentConnectionClosedWithPolicyViolation(t *testing.T) {
+	t.Parallel()
 	const timeout = 300 * time.Millisecond
 	tb := newTestBedWith(t, Options{HandshakeTimeout: timeout})
 	for _, tt := range []struct{ path, hello string }{
@@ -49,6 +50,7 @@ func TestSilentConnectionClosedWithPolicyViolation(t *testing.T) {
 // TestPreHandshakeFrameLimit: a first frame is read up to
 // PreHandshakeMaxFrameBytes, not the endpoint's full limit.
 func TestPreHandshakeFrameLimit(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	// padded returns a valid hello frame of exactly n bytes (an unknown
 	// member pads it; receivers ignore unknown members).
@@ -92,6 +94,7 @@ func TestPreHandshakeFrameLimit(t *testing.T) {
 // TestOversizedPluginFrame: after the handshake a plugin frame is read up
 // to PluginMaxFrameBytes; one byte more closes the session with 1009.
 func TestOversizedPluginFrame(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	// event frame of session sid, of exactly n bytes
 	eventFrame := func(sid string, n int) []byte {
@@ -151,6 +154,9 @@ func TestOversizedPluginFrame(t *testing.T) {
 // arriving hold all of it: a third client's large frame waits until one of
 // them is done, while small frames are served at once.
 func TestFrameBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	tb := newTestBed(t)
 	h := hostOf(t, tb.host)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -217,6 +223,7 @@ func TestFrameBudget(t *testing.T) {
 // A control character grows sixfold (\u0001), as much as any byte does (an
 // invalid UTF-8 byte or, with HTML escaping, "<" grow the same).
 func TestClientWelcomeWorstCase(t *testing.T) {
+	t.Parallel()
 	for _, fill := range []string{"\x01"} {
 		worst := func(n int) string {
 			s := strings.Repeat(fill, n/len(fill))
@@ -260,6 +267,7 @@ func TestClientWelcomeWorstCase(t *testing.T) {
 // TestSessionFieldsBounded: capability names, sessions per Studio window
 // and in all are bounded where sessions register (an attach).
 func TestSessionFieldsBounded(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	t.Run("capability name too long", func(t *testing.T) {
 		r := rawWindow(t, tb.port, "caps")
@@ -335,6 +343,7 @@ func TestSessionFieldsBounded(t *testing.T) {
 // TestStateEventFieldsBounded: a state event obeys the attach's field
 // limits; a 1 MB placeName is a bad frame, and the session keeps its name.
 func TestStateEventFieldsBounded(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	r, w := rawPlugin(t, tb.port, goodAttach("state", protocol.ContextEdit))
 	waitSessionState(t, tb.client, w.SessionID, true)
@@ -357,6 +366,7 @@ func TestStateEventFieldsBounded(t *testing.T) {
 // TestWatchesBounded: a client watches at most MaxWatchesPerClient
 // sessions; more watches are answered with an error and cost nothing.
 func TestWatchesBounded(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	h := hostOf(t, tb.host)
 	r, welcome := rawClient(t, tb.port)

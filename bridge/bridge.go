@@ -43,8 +43,10 @@ type Options struct {
 	// the real plugin's 2 s poll).
 	Grace time.Duration
 	// Token is the user's token, presented to the host and, as host,
-	// required of clients. Zero means authtoken.Resolve (STUDIO_BRIDGE_TOKEN,
-	// else the token file, created if missing).
+	// required of clients; Connect refuses to start without one. The CLI
+	// resolves it (authtoken.Settings.Resolve: STUDIO_BRIDGE_TOKEN, else the
+	// token file, created if missing); it is never rotated, so a failover
+	// takes the port over with the same one.
 	Token authtoken.Token
 	// Lazy lets Connect succeed when no host can be joined yet (a --remote
 	// host that is not up): the Bridge keeps trying in the background, and
@@ -56,7 +58,8 @@ type Options struct {
 	// long enough for a failover to finish, short enough that an agent
 	// hears "cannot connect" in seconds. Zero means FailoverWait.
 	UnreachableWait time.Duration
-	// ConfigDir is where the host keeps its host file (ConfigDir()), which
+	// ConfigDir is where the host keeps its host file (the config
+	// directory, authtoken.Settings.ConfigDir), which
 	// names a host that holds the port but does not answer (stopped, hung);
 	// "" keeps none (tests).
 	ConfigDir string
@@ -126,13 +129,7 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Token.Value == "" {
-		// Resolved once: a failover later takes the port over with the
-		// same token, which is never rotated.
-		tok, err := authtoken.Resolve()
-		if err != nil {
-			return nil, err
-		}
-		opts.Token = tok
+		return nil, errors.New("bridge.Connect: Options.Token is empty (resolve the user's token with authtoken.Settings.Resolve)")
 	}
 	b := &Bridge{
 		opts:   opts,

@@ -43,6 +43,9 @@ func logEvent(t *testing.T, sid string, seq int64, n int) protocol.Event {
 // counted, and the events it does receive show the gap in their seq. A
 // subscriber that keeps reading loses nothing.
 func TestSubscriberHoldsAtMostItsByteBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	const (
 		budget = 2 << 20
 		body   = 200 << 10
@@ -138,6 +141,9 @@ func sendChunked(r *rawConn, sid, id string, payload []byte, respond bool) int {
 // is held never passes the budget, an honest chunked reply still arrives
 // whole, and every byte is given back once the calls end.
 func TestChunkReassemblyIsChargedToAHostWideBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	const budget = 3 << 20
 	h := newV2Host(t, HostConfig{})
 	h.reassembly = protocol.NewByteBudget(budget)
@@ -191,6 +197,7 @@ func TestChunkReassemblyIsChargedToAHostWideBudget(t *testing.T) {
 // request is answered HOST_BUSY at once (the host holds nothing for it), and
 // once one call finishes the next goes through.
 func TestRelayedCallsPerClientAreBounded(t *testing.T) {
+	t.Parallel()
 	h := newV2Host(t, HostConfig{})
 	plugin, sid := rawV2Session(t, h.port, "slow")
 	client, _ := rawClient(t, h.port)
@@ -221,6 +228,7 @@ func TestRelayedCallsPerClientAreBounded(t *testing.T) {
 // callRoom: the count bound, the bytes bound, and one call alone always
 // has room (its size is checked against what the plugin accepts).
 func TestCallRoom(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		calls, bytes, size int
 		busy               bool
@@ -264,6 +272,9 @@ func stallFirstFrame(t *testing.T, port int, path string) *rawConn {
 // staller is closed with 1008 once its frame's body is overdue, which gives
 // the budget back.
 func TestStalledFirstFramesStarveNoHello(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	h := newV2Host(t, HostConfig{})
 	var stallers []*rawConn
 	for range protocol.PreHandshakeBudgetBytes / protocol.PreHandshakeMaxFrameBytes {
@@ -345,6 +356,9 @@ func budgetFree(sem interface {
 // test); meanwhile a real plugin registers and a real 200 KiB exec reply
 // arrives.
 func TestSocketsWithoutSessionsAreCappedAndHoldNoFrameBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	const most = 4
 	h := newV2Host(t, HostConfig{budgets: budgets{maxUnattached: most, attachTimeout: time.Hour}})
 	var idle []*rawConn
@@ -393,6 +407,7 @@ func TestSocketsWithoutSessionsAreCappedAndHoldNoFrameBudget(t *testing.T) {
 // A socket that attaches nothing within the attach timeout is closed with
 // 1008, saying so.
 func TestSocketWithoutAnAttachIsClosed(t *testing.T) {
+	t.Parallel()
 	h := newV2Host(t, HostConfig{budgets: budgets{attachTimeout: 300 * time.Millisecond}})
 	ce := helloOnly(t, h.port, "idle").expectClose(websocket.StatusPolicyViolation)
 	if !strings.Contains(ce.Reason, "no attach") {
@@ -406,6 +421,9 @@ func TestSocketWithoutAnAttachIsClosed(t *testing.T) {
 // waits for the budget longer than the wait bound is closed with 1013
 // rather than kept waiting.
 func TestStalledLargeFramesHoldTheFrameBudgetBriefly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods the host to its byte budgets: slow; runs in the full suite, alone (not in parallel)")
+	}
 	t.Run("overdue body", func(t *testing.T) {
 		h := newV2Host(t, HostConfig{budgets: budgets{bodyBase: 300 * time.Millisecond}})
 		r, _ := rawV2Session(t, h.port, "staller")

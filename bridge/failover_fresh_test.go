@@ -15,7 +15,12 @@ import (
 
 // freshGrace is a grace long enough that a test can tell "waited for the
 // lost host's sessions" from "waited out the grace".
-const freshGrace = 10 * time.Second
+const freshGrace = time.Hour
+
+// cutShort bounds a wait the grace must not be in: far below freshGrace,
+// far above any machine's time to answer, so only a grace waited out
+// trips it.
+const cutShort = time.Minute
 
 // killWithTwoSessions runs a host with two plugins, kills it and returns
 // the sessions' ids. The plugins retry every 50 ms.
@@ -38,12 +43,14 @@ func killWithTwoSessions(t *testing.T, port int, standbys ...Options) ([]string,
 }
 
 // sessionsBeforeGrace calls b.Sessions and fails t unless it lists want
-// well before freshGrace would have ended.
-func sessionsBeforeGrace(t *testing.T, b *Bridge, want []string, since time.Time) {
+// well before freshGrace would have ended (within cutShort).
+func sessionsBeforeGrace(t *testing.T, b *Bridge, want []string, _ time.Time) {
 	t.Helper()
-	s, err := b.Sessions(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), cutShort)
+	defer cancel()
+	s, err := b.Sessions(ctx)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Sessions: %v (after %s: it waited out the %s grace instead of for the lost host's sessions)", err, cutShort, freshGrace)
 	}
 	var got []string
 	for _, x := range s {
@@ -54,15 +61,13 @@ func sessionsBeforeGrace(t *testing.T, b *Bridge, want []string, since time.Time
 	if !slices.Equal(got, want) {
 		t.Fatalf("Sessions listed %v, want %v", got, want)
 	}
-	if d := time.Since(since); d > freshGrace/2 {
-		t.Fatalf("Sessions answered %s after the kill: it waited out the %s grace instead of for the lost host's sessions", d, freshGrace)
-	}
 }
 
 // TestFreshClientAfterFailoverWaitsOnlyForMissingSessions: a process that
 // joins the host that took over (it never knew the lost host) is told which
 // sessions are still missing and stops waiting when they are back.
 func TestFreshClientAfterFailoverWaitsOnlyForMissingSessions(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	ids, bs := killWithTwoSessions(t, port, Options{Grace: freshGrace})
 	killed := time.Now()
@@ -88,6 +93,7 @@ func TestFreshClientAfterFailoverWaitsOnlyForMissingSessions(t *testing.T) {
 // host; the standby that then joins it names the lost host's sessions in
 // its client-hello, and the fresh host's resolution ends once they are back.
 func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	ids, _ := killWithTwoSessions(t, port)
 	killed := time.Now()
@@ -114,8 +120,8 @@ func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(freshGrace / 2):
-		t.Fatalf("Sessions on the fresh host still waiting %s after the kill", time.Since(killed))
+	case <-time.After(cutShort):
+		t.Fatalf("Sessions on the fresh host still waiting %s after the kill", cutShort)
 	}
 	sessionsBeforeGrace(t, fresh, ids, killed)
 }
@@ -124,6 +130,7 @@ func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
 // still missing, then says settled; a host with nothing expected says
 // neither, and one past its grace takes no list from a hello.
 func TestWelcomeAwaitingLists(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

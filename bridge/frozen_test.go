@@ -16,6 +16,8 @@ import (
 // was lost; a plugin whose network went (pings answered until then) still
 // gets the unknown-outcome wording (TestV2GraceExpiryAnswersUnknownOutcome).
 func TestFrozenExecSaysTheScriptHasNotYielded(t *testing.T) {
+	// Not parallel: a heartbeat of tens of milliseconds is a wall-clock
+	// contract a busy neighbour would break.
 	h := newV2Host(t, HostConfig{Heartbeat: 50 * time.Millisecond, ResumeGrace: 200 * time.Millisecond})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }},

@@ -39,10 +39,12 @@ func connect(t testing.TB, port int) *Bridge {
 // unset is the test default.
 func connectWith(t testing.TB, port int, opts Options) *Bridge {
 	t.Helper()
-	kit.UseConfigDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // generous, for a loaded machine
 	defer cancel()
 	opts.Port = port
+	if opts.Token.Value == "" {
+		opts.Token = kit.Token(t)
+	}
 	if opts.Version == "" {
 		opts.Version = "1.0.0"
 	}

@@ -20,6 +20,7 @@ import (
 )
 
 func TestBrowserRequestsRefused(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	p := strconv.Itoa(tb.port)
 	refused := []struct {
@@ -91,6 +92,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 // header that caused it, so a user whose Studio is refused can report what
 // it sent.
 func TestRefusedRequestsAreLogged(t *testing.T) {
+	t.Parallel()
 	var logs kit.Buffer
 	tb := newTestBedWith(t, Options{Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	p := strconv.Itoa(tb.port)

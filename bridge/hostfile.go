@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
@@ -19,16 +18,6 @@ import (
 // kernel still accepts connections, but nothing answers, not even /health;
 // the file is how a fresh process tells such a host from another program
 // and names it.
-
-// ConfigDir is studio-bridge's per-user configuration directory, where the
-// user's token lives too (authtoken.Dir); "" when there is none.
-func ConfigDir() string {
-	d, err := authtoken.Dir()
-	if err != nil {
-		return ""
-	}
-	return d
-}
 
 // hostRecord is the content of a host file.
 type hostRecord struct {

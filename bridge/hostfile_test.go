@@ -20,6 +20,7 @@ import (
 // while it serves and removes it when it leaves; one without a config dir
 // writes none.
 func TestHostFileWhileHosting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	port := kit.FreePort(t)
 	b := connectWith(t, port, Options{ConfigDir: dir})
@@ -76,7 +77,8 @@ func silentPort(t *testing.T) int {
 // names a live process, and as another program when it names none or a
 // process that is gone.
 func TestSilentHolderOfThePort(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
+	kit.SkipIfShort(t, "starts a process and waits out connections that never answer")
 	// A process that is gone: one that has exited.
 	gone := exec.Command(os.Args[0], "-test.run=^$")
 	if err := gone.Run(); err != nil {
@@ -102,7 +104,7 @@ func TestSilentHolderOfThePort(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			_, err := Connect(ctx, Options{Port: port, ConfigDir: dir, Log: testLog(t)})
+			_, err := Connect(ctx, Options{Token: kit.Token(t), Port: port, ConfigDir: dir, Log: testLog(t)})
 			var hn *HostNotAnsweringError
 			var pe *PortInUseError
 			switch {

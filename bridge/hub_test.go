@@ -15,6 +15,7 @@ import (
 // sessionId across a failover). Watchers must hear of it, because the
 // plugin forgot its subscriptions when it reconnected.
 func TestHubResetReportsReconnectedSessions(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
 	s := protocol.SessionInfo{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, ConnectedAt: at}
 	moved := s
@@ -61,6 +62,7 @@ func TestHubResetReportsReconnectedSessions(t *testing.T) {
 // list (already in display order) instead of copying and sorting it again,
 // and still sorts one that is not in order.
 func TestHubResetTakesAHostsListAsIs(t *testing.T) {
+	t.Parallel()
 	s := func(inst string, c protocol.Context) protocol.SessionInfo {
 		return protocol.SessionInfo{SessionID: inst + string(c), InstanceID: inst, Context: c}
 	}

@@ -8,6 +8,7 @@ import (
 // TestNetErrors: the OS's own "port taken" and "nothing listening" errors
 // are recognised (Windows reports WSA codes that Go does not map).
 func TestNetErrors(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

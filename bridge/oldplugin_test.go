@@ -16,6 +16,7 @@ import (
 // Studio's Output), closes with 1008, registers no session, and goes on
 // serving everyone else.
 func TestV1HelloRejected(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	for _, hello := range []string{
 		// Every field a v1 plugin sent, session fields included.

@@ -38,7 +38,8 @@ func lastErrMentions(t *testing.T, w *fakeplugin.Plugin, want ...string) {
 // install-plugin; the host registers none of its sessions and still serves
 // a paired window.
 func TestPluginsArePaired(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	other := authtoken.PairingKey(authtoken.Generate())
 	tests := []struct {
 		name string
@@ -52,7 +53,7 @@ func TestPluginsArePaired(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
 			cfg.Port, cfg.InstanceID, cfg.NoReconnect = h.port, "intruder-"+strings.ReplaceAll(tt.name, " ", "-"), true
-			w := kit.StartPlugin(t, cfg)
+			w := kit.StartPlugin(t, inMemory(cfg))
 			lastErrMentions(t, w, tt.want...)
 			for _, s := range h.Sessions() {
 				if s.InstanceID == cfg.InstanceID {
@@ -70,7 +71,8 @@ func TestPluginsArePaired(t *testing.T) {
 // a pair with no proof or a wrong one, and any other frame in place of the
 // pair are refused (reject, then 1008) before the socket carries anything.
 func TestRawPairingRefusals(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	key := kit.Token(t).PairingKey()
 
 	r := openRaw(t, h.port, protocol.PathPlugin)
@@ -119,9 +121,10 @@ func TestRawPairingRefusals(t *testing.T) {
 // prove the window's key; the window refuses it before sending its own
 // proof or attaching anything.
 func TestRogueHostCannotCommandPlugins(t *testing.T) {
-	rogue := newV2Host(t, HostConfig{})
+	t.Parallel()
+	rogue := newMemHost(t, HostConfig{})
 	rogue.pairKey = authtoken.PairingKey(authtoken.Generate()) // another user's host
-	w := kit.StartPlugin(t, fakeplugin.Config{Port: rogue.port, InstanceID: "victim", NoReconnect: true})
+	w := kit.StartPlugin(t, inMemory(fakeplugin.Config{Port: rogue.port, InstanceID: "victim", NoReconnect: true}))
 	lastErrMentions(t, w, "could not prove")
 	if n := w.Sockets(); n != 0 {
 		t.Fatalf("the window served %d sockets of a host that could not prove the key", n)
@@ -135,7 +138,8 @@ func TestRogueHostCannotCommandPlugins(t *testing.T) {
 // the key attaching made-up sessions no longer fill the host's slots: none
 // gets past the handshake, and the real window attaches.
 func TestAttack7SessionFloodNeedsTheKey(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	for i := range 8 {
 		r := openRaw(t, h.port, protocol.PathPlugin)
 		hl := goodHello("flood-" + string(rune('a'+i)))
@@ -161,7 +165,8 @@ func TestAttack7SessionFloodNeedsTheKey(t *testing.T) {
 // nothing: it never reaches attach, and a call naming the id does not reach
 // it.
 func TestAttack11ImpostorCannotResumeAfterGrace(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: 50 * time.Millisecond})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: 50 * time.Millisecond})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, InstanceID: "real", NoReconnect: true})
 	sid := ids[protocol.ContextEdit]
 	w.Close()
@@ -185,6 +190,7 @@ func TestAttack11ImpostorCannotResumeAfterGrace(t *testing.T) {
 // TestHostWithoutTokenRefusesPlugins: with no token there is no key, so no
 // plugin pairs; the reject says how to give the host one.
 func TestHostWithoutTokenRefusesPlugins(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

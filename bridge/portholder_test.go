@@ -12,6 +12,7 @@ import (
 )
 
 func TestWhoHolds(t *testing.T) {
+	t.Parallel()
 	stranger := httptest.NewServer(http.NotFoundHandler())
 	defer stranger.Close()
 	_, strangerPort, _ := net.SplitHostPort(stranger.Listener.Addr().String())

@@ -12,6 +12,7 @@ import (
 // process; a free port has none; a bad port is unknown. Elsewhere it is
 // unknown, never wrong.
 func TestProcessOnPort(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ func sess(id, inst string, ctx protocol.Context, state protocol.State) protocol.
 
 // TestResolve covers every row of the design brief's resolver table.
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	editA := sess("a-edit", "A", protocol.ContextEdit, protocol.StateEdit)
 	playEdit := sess("b-edit", "B", protocol.ContextEdit, protocol.StatePlay)
 	playServer := sess("b-server", "B", protocol.ContextServer, protocol.StateServer)
@@ -128,6 +129,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestGroupByInstanceOrdersContexts(t *testing.T) {
+	t.Parallel()
 	in := GroupByInstance([]protocol.SessionInfo{
 		sess("3", "B", protocol.ContextClient, ""), sess("1", "B", protocol.ContextEdit, ""),
 		sess("2", "B", protocol.ContextServer, ""), sess("0", "A", protocol.ContextEdit, ""),
@@ -145,6 +147,7 @@ func TestGroupByInstanceOrdersContexts(t *testing.T) {
 }
 
 func TestOlderVersion(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b string
 		want bool

@@ -90,7 +90,7 @@ func (r *rogueHost) frames() []string {
 // no proof. The join fails with an error naming the port and, on Linux,
 // the process holding it, and this process does not take the port.
 func TestRogueHostCollectsNothingReusable(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	token := kit.Token(t).Value
 	key := authtoken.ClientKey(token)
 	secrets := []string{token, string(key), hex.EncodeToString(key), base64.RawURLEncoding.EncodeToString(key), base64.StdEncoding.EncodeToString(key)}
@@ -117,7 +117,7 @@ func TestRogueHostCollectsNothingReusable(t *testing.T) {
 			rogue := startRogue(t, tt.answer)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			b, err := Connect(ctx, Options{Port: rogue.port, Version: "1.0.0", Log: testLog(t), JoinTimeout: 3 * time.Second})
+			b, err := Connect(ctx, Options{Token: kit.Token(t), Port: rogue.port, Version: "1.0.0", Log: testLog(t), JoinTimeout: 3 * time.Second})
 			if err == nil {
 				b.Kill()
 				t.Fatal("joined a rogue host")
@@ -159,13 +159,13 @@ func TestRogueHostCollectsNothingReusable(t *testing.T) {
 // hello as unsupported (as 0.x hosts do); the client says another version
 // holds the port and what to do, and sent it no token.
 func TestOlderHostOnThePort(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	old := startRogue(t, func(h protocol.ClientHello) protocol.Message {
 		return protocol.Reject{Code: protocol.CodeUnsupportedProtocol, Message: "bridge host speaks protocol version(s) [2] but this studio-bridge offered [3]; run the same studio-bridge version everywhere"}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := Connect(ctx, Options{Port: old.port, Version: "1.0.0", Log: testLog(t), JoinTimeout: 3 * time.Second})
+	b, err := Connect(ctx, Options{Token: kit.Token(t), Port: old.port, Version: "1.0.0", Log: testLog(t), JoinTimeout: 3 * time.Second})
 	if err == nil {
 		b.Kill()
 		t.Fatal("joined a host of another protocol")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestDuplicateSessionAttach(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	first, w1 := rawPlugin(t, tb.port, goodAttach("X", protocol.ContextEdit))
 	sid := w1.SessionID

@@ -114,6 +114,18 @@ func noKeepAlive() *http.Client {
 // healthOf is the host on port's /health.
 func healthOf(t *testing.T, port int) Health {
 	t.Helper()
+	if c := memClient(port); c != nil {
+		resp, err := c.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, protocol.PathHealth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var h Health
+		if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+			t.Fatalf("/health: %v", err)
+		}
+		return h
+	}
 	h, err := kit.Health[Health](port)
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +182,12 @@ type rawConn struct {
 func dialRaw(port int, path string, hdr http.Header, host string) (*websocket.Conn, *http.Response, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	client := memClient(port)
+	if client == nil {
+		client = noKeepAlive()
+	}
 	return websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", port, path), &websocket.DialOptions{
-		HTTPClient: noKeepAlive(),
+		HTTPClient: client,
 		HTTPHeader: hdr,
 		Host:       host,
 	})

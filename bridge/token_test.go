@@ -25,7 +25,7 @@ func clientHello(t testing.TB) protocol.ClientHello {
 }
 
 // rawJoin runs the client handshake on r with hello and the test's token
-// (the one its bridges resolve after kit.UseConfigDir): it checks the
+// (kit.Token, the one its bridges are given): it checks the
 // host's proof, answers with ours and returns the welcome.
 func rawJoin(t testing.TB, r *rawConn, hello protocol.ClientHello) protocol.ClientWelcome {
 	t.Helper()
@@ -46,6 +46,7 @@ func rawJoin(t testing.TB, r *rawConn, hello protocol.ClientHello) protocol.Clie
 // token) is refused (reject UNAUTHORIZED naming the token file, then 1008),
 // the host keeps serving, and nothing of the token reaches the log.
 func TestClientsNeedTheToken(t *testing.T) {
+	t.Parallel()
 	var logBuf kit.Buffer
 	tb := newTestBedWith(t, Options{Log: slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	path := filepath.Join(kit.ConfigDir(t), authtoken.FileName)
@@ -93,12 +94,12 @@ func TestClientsNeedTheToken(t *testing.T) {
 // host's (a stale STUDIO_BRIDGE_TOKEN) is told so at once, and does not
 // try to take the port.
 func TestWrongTokenFailsTheJoin(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	connect(t, port)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t.Setenv(authtoken.EnvToken, authtoken.Generate())
-	_, err := Connect(ctx, Options{Port: port, Log: testLog(t)})
+	_, err := Connect(ctx, Options{Token: authtoken.Token{Value: authtoken.Generate(), Source: authtoken.EnvToken}, Port: port, Log: testLog(t)})
 	if protocol.CodeOf(err) != protocol.CodeUnauthorized || !strings.Contains(err.Error(), "wrong token") || !strings.Contains(err.Error(), authtoken.EnvToken) {
 		t.Fatalf("join with a wrong token: %v", err)
 	}
@@ -108,6 +109,7 @@ func TestWrongTokenFailsTheJoin(t *testing.T) {
 // the same token the lost host did (it is never rotated), so a process
 // started afterwards joins it.
 func TestTokenSurvivesFailover(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	host := connect(t, port)
 	standby := connect(t, port)
@@ -133,6 +135,7 @@ func TestTokenSurvivesFailover(t *testing.T) {
 // TestHostWithoutTokenRefusesEveryone: a Host configured without a token
 // (NewHost with a zero Token) admits no client, saying how to give it one.
 func TestHostWithoutTokenRefusesEveryone(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +151,7 @@ func TestHostWithoutTokenRefusesEveryone(t *testing.T) {
 // token; 2: the raw token) is told another version holds the port, naming
 // it, not left guessing.
 func TestOldClientRefusedWithAReason(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	for _, offered := range [][]int{{1}, {2, 1}} {
 		r := openRaw(t, tb.port, protocol.PathClient)
@@ -160,6 +164,7 @@ func TestOldClientRefusedWithAReason(t *testing.T) {
 // expects back in client-proof, after the host proved itself, and the list
 // is bounded there as it was in the hello.
 func TestReturningTravelsInTheProof(t *testing.T) {
+	t.Parallel()
 	tb := newTestBed(t)
 	key := authtoken.ClientKey(kit.Token(t).Value)
 	join := func(returning []string) *rawConn {

@@ -65,7 +65,7 @@ func startWindow(t testing.TB, cfg fakeplugin.Config) (*fakeplugin.Plugin, map[p
 	if cfg.InstanceID == "" {
 		cfg.InstanceID = "win-" + strings.ReplaceAll(t.Name(), "/", "_")
 	}
-	return kit.Window(t, cfg)
+	return kit.Window(t, inMemory(cfg))
 }
 
 // eventually polls cond until it holds (or fails the test after 10 s).
@@ -92,7 +92,8 @@ func hasSession(h *Host, sid string) bool {
 }
 
 func TestV2OneSocketCarriesAWindowsSessions(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	handler := func(ctx protocol.Context) fakeplugin.Handler {
 		return func(action string, _ json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: map[string]string{"context": string(ctx)}}
@@ -127,7 +128,8 @@ func TestV2OneSocketCarriesAWindowsSessions(t *testing.T) {
 // secret gets a fresh id and leaves the session alone; with the secret it
 // takes the session over and the old socket is told in-band.
 func TestV2AttachNeedsTheResumeSecret(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, InstanceID: "real", Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: "real"}
@@ -164,7 +166,8 @@ func TestV2AttachNeedsTheResumeSecret(t *testing.T) {
 }
 
 func TestV2PerSessionReject(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	r := rawWindow(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "bad", InstanceID: "other-window", Context: protocol.ContextServer})
 	if rej := r.expectReject(protocol.CodeInvalidAttach); rej.Ref != "bad" {
@@ -183,7 +186,8 @@ func TestV2PerSessionReject(t *testing.T) {
 // running it, re-attaches, and the caller gets the result; nothing runs
 // twice.
 func TestV2SocketDropMidExecCompletesAfterReconnect(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Minute})
 	release := make(chan struct{})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(action string, _ json.RawMessage) fakeplugin.Reply {
@@ -228,7 +232,8 @@ func TestV2SocketDropMidExecCompletesAfterReconnect(t *testing.T) {
 // A request whose ack was lost with the socket is sent again, once, with the
 // same id; the plugin recognises it and does not run it again.
 func TestV2UnackedRequestIsResentOnceAndDeduplicated(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Minute})
 	var lost atomic.Bool
 	w, ids := startWindow(t, fakeplugin.Config{
 		Port:    h.port,
@@ -256,6 +261,7 @@ func TestV2UnackedRequestIsResentOnceAndDeduplicated(t *testing.T) {
 // When the plugin does not come back within the grace, the caller learns
 // the outcome is unknown, through a joined client too.
 func TestV2GraceExpiryAnswersUnknownOutcome(t *testing.T) {
+	t.Parallel()
 	h := newV2Host(t, HostConfig{ResumeGrace: 200 * time.Millisecond})
 	client := connectWith(t, h.port, Options{})
 	if client.Role() != RoleClient {
@@ -281,7 +287,8 @@ func TestV2GraceExpiryAnswersUnknownOutcome(t *testing.T) {
 
 // Issue 13 item 6: a 4 MB script reaches a v2 plugin whole, as chunks.
 func TestV2FourMegabyteScriptArrivesWhole(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newV2Host(t, HostConfig{}) // real sockets: 4 MB crosses the kernel faster than a pipe
 	_, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(_ string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
@@ -318,7 +325,8 @@ func TestV2FourMegabyteScriptArrivesWhole(t *testing.T) {
 // A request over MaxRequestPayloadBytes, which no plugin accepts, is
 // refused up front: nothing is sent and the session stays.
 func TestV2OversizedRequestRefusedUpFront(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	p, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit}}})
 	sid := ids[protocol.ContextEdit]
 	_, err := h.callT(t, sid, "exec", map[string]string{"script": strings.Repeat("x", protocol.MaxRequestPayloadBytes)})
@@ -336,6 +344,8 @@ func TestV2OversizedRequestRefusedUpFront(t *testing.T) {
 // Per-session liveness: a frozen server DataModel is detected while the
 // edit DataModel keeps the socket alive.
 func TestV2FrozenSessionIsDroppedWhileTheSocketLives(t *testing.T) {
+	// Not parallel: a heartbeat of tens of milliseconds is a wall-clock
+	// contract a busy neighbour would break.
 	h := newV2Host(t, HostConfig{Heartbeat: 40 * time.Millisecond, ResumeGrace: 100 * time.Millisecond})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit},
@@ -364,7 +374,8 @@ func TestV2FrozenSessionIsDroppedWhileTheSocketLives(t *testing.T) {
 // Make-before-break refresh (issue 13 item 3): sessions move to a new
 // socket with their secrets; a call in flight completes; ids never change.
 func TestV2RefreshMovesSessionsWithoutLosingCalls(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Minute})
 	release := make(chan struct{})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
@@ -413,7 +424,8 @@ func TestV2RefreshMovesSessionsWithoutLosingCalls(t *testing.T) {
 // A call made while its session is held (socket gone, plugin not back yet)
 // waits, and is sent when the plugin re-attaches.
 func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Minute})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, RetryDelays: []time.Duration{200 * time.Millisecond},
 		Sessions: []fakeplugin.SessionConfig{{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply {
 			return fakeplugin.Reply{Payload: "late but fine"}
@@ -432,7 +444,8 @@ func TestV2CallDuringTheGraceIsSentAfterTheResume(t *testing.T) {
 // Session-scoped frames on a v2 socket must name a session the socket
 // carries; anything else draws a notice and the socket stays open.
 func TestV2SessionFramesNeedTheirSession(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	r := rawWindow(t, h.port, "W")
 	r.send(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
 	mine := r.expect(protocol.TypeAttached).(protocol.Attached).SessionID
@@ -476,7 +489,8 @@ func TestV2SessionFramesNeedTheirSession(t *testing.T) {
 // A host that stops does not keep callers waiting out the resume grace of a
 // session whose socket had dropped: nothing is held once the host goes.
 func TestV2ShutdownEndsHeldSessions(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Hour})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Hour})
 	w, ids := startWindow(t, fakeplugin.Config{Port: h.port, NoReconnect: true, Sessions: []fakeplugin.SessionConfig{
 		{Context: protocol.ContextEdit, Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }},
 	}})
@@ -506,7 +520,8 @@ func TestV2ShutdownEndsHeldSessions(t *testing.T) {
 // Calls keep flowing, each run exactly once, while windows' sockets drop and
 // refresh under them (the race detector watches the session moves).
 func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
-	h := newV2Host(t, HostConfig{ResumeGrace: time.Minute})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{ResumeGrace: time.Minute})
 	type win struct {
 		w   *fakeplugin.Plugin
 		ids map[protocol.Context]string
@@ -585,7 +600,8 @@ func TestV2CallsSurviveDropsAndRefreshesUnderLoad(t *testing.T) {
 // An attach without capabilities lists an empty list, never null: clients
 // (the MCP output schema) read "capabilities" as an array.
 func TestAttachWithoutCapabilitiesListsEmpty(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	r := rawWindow(t, h.port, "W")
 	at := r.attach(protocol.Attach{Ref: "edit", InstanceID: "W", Context: protocol.ContextEdit})
 	for _, s := range h.Sessions() {
@@ -609,7 +625,8 @@ func TestAttachWithoutCapabilitiesListsEmpty(t *testing.T) {
 // again, chunked again); the host starts that reply over instead of failing
 // the call because chunk 0 arrived after chunk 1.
 func TestV2ChunkedReplyResentWholeAfterResume(t *testing.T) {
-	h := newV2Host(t, HostConfig{})
+	t.Parallel()
+	h := newMemHost(t, HostConfig{})
 	r := rawWindow(t, h.port, "chunky")
 	at := r.attach(goodAttach("chunky", protocol.ContextEdit))
 	sid := at.SessionID

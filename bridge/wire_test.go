@@ -12,6 +12,7 @@ import (
 // TestClientWelcomeWire keeps the host's pre-encoded welcome identical to
 // protocol.ClientWelcome on the wire.
 func TestClientWelcomeWire(t *testing.T) {
+	t.Parallel()
 	sessions := []protocol.SessionInfo{{SessionID: "s", InstanceID: "A", Context: protocol.ContextEdit,
 		State: protocol.StatePlay, Capabilities: []string{"exec"}, ConnectedAt: time.Unix(1, 0).UTC()}}
 	raw, _ := json.Marshal(sessions)

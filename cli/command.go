@@ -9,6 +9,7 @@ import (
 	json "github.com/segmentio/encoding/json"
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/project"
@@ -133,7 +134,7 @@ func runCommand(c *cli.Context, d *commands.Definition, stdio IO) error {
 		}
 		return b, nil
 	}
-	req.Env.Join, req.Env.Network = req.Connect, network(c)
+	req.Env.Join, req.Env.Network, req.Env.Auth = req.Connect, network(c), authtoken.FromEnv()
 	defer func() {
 		if b != nil {
 			leave(b, log)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -168,7 +169,11 @@ func sessionIDs(ctx context.Context, args []string) []string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	b, err := bridge.Connect(ctx, bridge.Options{Remote: remote, Version: commands.Version, JoinTimeout: 500 * time.Millisecond})
+	tok, err := authtoken.Resolve()
+	if err != nil {
+		return nil
+	}
+	b, err := bridge.Connect(ctx, bridge.Options{Remote: remote, Version: commands.Version, Token: tok, JoinTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return nil
 	}

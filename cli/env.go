@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 )
@@ -17,7 +18,11 @@ import (
 // joinBridge puts this process on the bridge network, as host or client,
 // with the port and remote the global flags give.
 func joinBridge(c *cli.Context, log *slog.Logger) (*bridge.Bridge, error) {
-	return bridge.Connect(c.Context, bridgeOptions(c, log))
+	opts, err := bridgeOptions(c, log)
+	if err != nil {
+		return nil, err
+	}
+	return bridge.Connect(c.Context, opts)
 }
 
 // leave takes this process off the bridge network (a host hands its
@@ -29,15 +34,25 @@ func leave(b *bridge.Bridge, log *slog.Logger) {
 	}
 }
 
-func bridgeOptions(c *cli.Context, log *slog.Logger) bridge.Options {
+// bridgeOptions are the bridge options the global flags and the
+// environment give: the port, the remote host, and the user's token and
+// config directory (authtoken.FromEnv; this package is the only reader of
+// the environment for them).
+func bridgeOptions(c *cli.Context, log *slog.Logger) (bridge.Options, error) {
+	auth := authtoken.FromEnv()
+	tok, err := auth.Resolve()
+	if err != nil {
+		return bridge.Options{}, err
+	}
 	return bridge.Options{
 		Port:          global(c, "port").Int("port"),
 		Remote:        global(c, "remote").String("remote"),
 		Version:       commands.Version,
 		PluginVersion: commands.PluginBuild.Version,
 		Log:           log,
-		ConfigDir:     bridge.ConfigDir(),
-	}
+		Token:         tok,
+		ConfigDir:     auth.ConfigDir,
+	}, nil
 }
 
 // newLogger logs at level, or, when the user gave none (""), at the
@@ -60,7 +75,7 @@ func newLogger(level string, d *commands.Definition, w io.Writer) (*slog.Logger,
 // for doctor's report.
 func network(c *cli.Context) commands.Network {
 	n := commands.Network{Port: global(c, "port").Int("port"), PortFrom: "default",
-		Remote: global(c, "remote").String("remote"), ConfigDir: bridge.ConfigDir()}
+		Remote: global(c, "remote").String("remote"), ConfigDir: authtoken.FromEnv().ConfigDir}
 	if global(c, "port").IsSet("port") {
 		n.PortFrom = "--port / STUDIO_BRIDGE_PORT"
 	}

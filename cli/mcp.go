@@ -73,7 +73,10 @@ func mcpCommand(stdio IO) *cli.Command {
 			// An agent's server outlives a --remote host that is not up
 			// yet or restarts: it keeps trying, and tools report the host
 			// as unavailable meanwhile.
-			bopts := bridgeOptions(c, log)
+			bopts, err := bridgeOptions(c, log)
+			if err != nil {
+				return err
+			}
 			bopts.Lazy = true
 			// A call while no host can be reached answers the spec's
 			// "Cannot connect to studio-bridge" in seconds, not after

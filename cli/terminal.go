@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/protocol"
@@ -49,7 +50,7 @@ func terminalCommand(stdio IO) *cli.Command {
 			defer leave(b, log)
 			return terminal.Run(c.Context, terminal.Options{Conn: b, Log: log, Target: target, Wait: c.Duration("wait"),
 				Timeout: global(c, "timeout").Duration("timeout"), Version: commands.Version, Project: global(c, "project").String("project"),
-				In: stdio.In, Out: stdio.Out, Err: stdio.Err})
+				Auth: authtoken.FromEnv(), In: stdio.In, Out: stdio.Out, Err: stdio.Err})
 		},
 	}
 }

@@ -15,6 +15,7 @@ type embeddedArgs struct {
 // TestFieldsFollowEmbeddedStructs: the arguments of an embedded group are
 // the command's own, in place, and setting one sets the group's field.
 func TestFieldsFollowEmbeddedStructs(t *testing.T) {
+	t.Parallel()
 	d := &Definition{Name: "t", Args: &embeddedArgs{}}
 	var names []string
 	for _, a := range Fields(d.Args) {

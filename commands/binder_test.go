@@ -15,6 +15,7 @@ type binderArgs struct {
 // ones, a variadic slot takes every word after it (and stays open), and a
 // flag given by name takes its argument out of the slots.
 func TestBinder(t *testing.T) {
+	t.Parallel()
 	d := &Definition{Name: "t", Args: &binderArgs{}}
 	for _, tt := range []struct {
 		name     string

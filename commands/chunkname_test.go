@@ -9,6 +9,7 @@ import (
 )
 
 func TestChunkName(t *testing.T) {
+	t.Parallel()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

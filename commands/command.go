@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/sourcemap"
@@ -116,6 +117,11 @@ type Env struct {
 	// port).
 	Network Network
 	Join    func() (bridge.Conn, error)
+	// Auth is where the user's tokens are (the config directory and the
+	// token variables): the surface resolves it (the CLI from the
+	// environment, authtoken.FromEnv), so a command never reads the
+	// environment for it. token, install-plugin and doctor use it.
+	Auth authtoken.Settings
 	// Project, when set, resolves the project root (MCP asks its client's
 	// roots/list); nil means project.Root: STUDIO_BRIDGE_PROJECT, else the
 	// working directory.

@@ -54,6 +54,7 @@ func run(t *testing.T, env *Env, d *Definition, args any) (*Result, error) {
 }
 
 func TestActionCommands(t *testing.T) {
+	t.Parallel()
 	env, _, lines := setup(t)
 
 	res, err := run(t, env, State, nil)
@@ -112,6 +113,7 @@ func TestActionCommands(t *testing.T) {
 }
 
 func TestTimeoutMessage(t *testing.T) {
+	t.Parallel()
 	env, _, _ := setup(t)
 	env.Command = Exec
 	env.Timeout = 100 * time.Millisecond
@@ -125,6 +127,7 @@ func TestTimeoutMessage(t *testing.T) {
 }
 
 func TestFormatValue(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"$type":"Vector3","value":[1,2,3]}`:   "Vector3(1, 2, 3)",
 		`null`:                                  "nil",

@@ -68,7 +68,7 @@ var Doctor = Define(Spec[DoctorArgs, DoctorData]{
 		Noun:    "Doctor's probe",
 	},
 	Run: func(ctx context.Context, env *Env, args *DoctorArgs) (*Result, error) {
-		d := DoctorData{Checks: localChecks(ctx, env.Network)}
+		d := DoctorData{Checks: localChecks(ctx, env.Network, env.Auth)}
 		d.Checks = append(d.Checks, studioChecks(ctx, env, args, hostAnswered(d.Checks), func(te *bridge.TokenError) {
 			// the token is there but is not the host's: that check fails
 			for i := range d.Checks {
@@ -127,7 +127,7 @@ func hostAnswered(checks []Check) bool {
 // localChecks look at this process and this machine only: the port and
 // config directory it uses, who holds the port, the token file and the
 // installed plugin file. Nothing is created or joined.
-func localChecks(ctx context.Context, n Network) []Check {
+func localChecks(ctx context.Context, n Network, auth authtoken.Settings) []Check {
 	if n.Port == 0 {
 		n.Port = protocol.DefaultPort
 	}
@@ -138,7 +138,7 @@ func localChecks(ctx context.Context, n Network) []Check {
 	if n.Remote != "" {
 		out[0].Detail = fmt.Sprintf("host at %s (--remote / STUDIO_BRIDGE_REMOTE); no local port is used", n.Remote)
 	}
-	out = append(out, configDirCheck(n.ConfigDir), tokenCheck(n.ConfigDir))
+	out = append(out, configDirCheck(n.ConfigDir), tokenCheck(auth))
 	out = append(out, hostChecks(ctx, n)...)
 	return append(out, pluginFileCheck())
 }
@@ -164,15 +164,15 @@ func configDirCheck(dir string) Check {
 	return c
 }
 
-func tokenCheck(dir string) Check {
+func tokenCheck(auth authtoken.Settings) Check {
 	c := Check{Key: "token.file"}
-	if os.Getenv(authtoken.EnvToken) == "" && dir != "" {
+	if dir := auth.ConfigDir; auth.Token == "" && dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, authtoken.FileName)); os.IsNotExist(err) {
 			c.Status, c.Detail = StatusOK, "no token yet; the first host or client creates "+filepath.Join(dir, authtoken.FileName)
 			return c
 		}
 	}
-	tok, err := authtoken.Resolve() // reads an existing file; never prints the secret
+	tok, err := auth.Resolve() // reads an existing file; never prints the secret
 	if err != nil {
 		c.Status, c.Detail = StatusFailed, err.Error()
 		c.Fix = "follow the error; a removed token file is made again (restart every studio-bridge process then)"

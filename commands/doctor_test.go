@@ -10,6 +10,7 @@ import (
 )
 
 func TestDoctorReadFacts(t *testing.T) {
+	t.Parallel()
 	yes, no := true, false
 	base := ProbeFacts{Settings: "ok", PluginConnection: true, Loadstring: true, CaptureService: true, CanCapture: &yes,
 		Edit: true, HTTPEnabled: &yes, Recording: "n/a", Streams: 1}
@@ -73,6 +74,7 @@ func TestDoctorReadFacts(t *testing.T) {
 }
 
 func TestDoctorVersionCheck(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		h    bridge.Health
@@ -91,6 +93,7 @@ func TestDoctorVersionCheck(t *testing.T) {
 }
 
 func TestDoctorConfigDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := dir + "/file"
 	if err := writeTestFile(file); err != nil {

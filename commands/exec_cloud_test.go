@@ -16,6 +16,7 @@ import (
 // Each cloud failure carries the protocol code that picks its documented
 // exit code, and keeps its own text and kind.
 func TestCloudErrorCodes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind cloud.Kind
 		code protocol.Code

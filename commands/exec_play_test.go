@@ -20,6 +20,7 @@ import (
 // window's edit session is resolved (a test starts there) and the context
 // asked for is kept in the arguments.
 func TestRetargetTest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		args     playable
@@ -63,6 +64,7 @@ type playable interface{ playChoice() playChoice }
 // Every surface goes through Retarget, also one attached to a session (the
 // terminal): --play and --run together are refused before anything runs.
 func TestInvokeRefusesPlayAndRunWhenAttached(t *testing.T) {
+	t.Parallel()
 	attached := protocol.SessionInfo{SessionID: "s1", InstanceID: "A", Context: protocol.ContextEdit}
 	o := Invoke(context.Background(), Request{Command: Test, Session: &attached,
 		Args: &TestArgs{Root: "ReplicatedStorage.Tests", Runner: "testez", Reporter: "text", Playtest: Playtest{Play: true, Run: true}}})
@@ -77,6 +79,7 @@ func TestInvokeRefusesPlayAndRunWhenAttached(t *testing.T) {
 // stop, no exec), which stay connected. The window is three fake plugins:
 // its edit, server and client DataModels, in Play.
 func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	t.Cleanup(b.Kill)
@@ -121,6 +124,7 @@ func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
 // The plugin's own refusal (a test the host has not seen yet: BUSY) is a
 // refusal too: nothing started, so nothing is stopped or waited for.
 func TestPluginRefusalStartsNothing(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
 	t.Cleanup(b.Kill)

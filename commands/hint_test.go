@@ -11,6 +11,7 @@ import (
 )
 
 func TestHint(t *testing.T) {
+	t.Parallel()
 	notFound := func(details string) error {
 		return &protocol.Error{Code: protocol.CodeInstanceNotFound, Message: "No instance found at path: game.Workspace.A.B", Details: json.RawMessage(details)}
 	}

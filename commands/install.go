@@ -75,8 +75,8 @@ type InstallData struct {
 // and any process holding the token prove themselves to each other
 // (PROTOCOL.md 12.3). It reads back what it wrote before anything is
 // installed.
-func pairPlugin(port int) ([]byte, error) {
-	tok, err := authtoken.Resolve()
+func pairPlugin(auth authtoken.Settings, port int) ([]byte, error) {
+	tok, err := auth.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("pair the plugin with this user's token: %w", err)
 	}
@@ -106,7 +106,7 @@ var InstallPlugin = Define(Spec[InstallArgs, InstallData]{
 		if port == 0 {
 			port = protocol.DefaultPort
 		}
-		paired, err := pairPlugin(port)
+		paired, err := pairPlugin(env.Auth, port)
 		if err != nil {
 			return nil, err
 		}

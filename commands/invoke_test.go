@@ -14,6 +14,7 @@ import (
 
 // TestClassify: every surface's rendering rests on this one table.
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	two := []protocol.SessionInfo{{SessionID: "a"}, {SessionID: "b"}}
 	notFound := &protocol.Error{Code: protocol.CodeInstanceNotFound, Message: "No instance found at path: game.Workspace.X",
 		Details: []byte(`{"resolvedPath":"game.Workspace","missingSegment":"X"}`)}
@@ -56,6 +57,7 @@ func TestClassify(t *testing.T) {
 // TestPeopleSpelling: Worded texts read for people as the CLI always wrote
 // them.
 func TestPeopleSpelling(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want string
@@ -79,6 +81,7 @@ func TestPeopleSpelling(t *testing.T) {
 // the bridge network is joined (no host is started for it), and a
 // standalone invocation that names a session is refused by name.
 func TestInvokeValidatesBeforeConnecting(t *testing.T) {
+	t.Parallel()
 	connect := func() (bridge.Conn, error) {
 		t.Error("Invoke connected for an invocation it must refuse")
 		return nil, errors.New("no")

@@ -118,6 +118,7 @@ func TestConfigureSourceMapFindsOnceAndWarns(t *testing.T) {
 }
 
 func TestLocateTestCase(t *testing.T) {
+	t.Parallel()
 	m, err := sourcemap.ParseMap([]byte(`{"name":"P","className":"DataModel","children":[{"name":"ReplicatedStorage","className":"ReplicatedStorage","children":[
 		{"name":"Strings","className":"ModuleScript","filePaths":["src/Strings.luau"]},
 		{"name":"Strings.spec","className":"ModuleScript","filePaths":["src/Strings.spec.luau"]}]}]}`), ".")

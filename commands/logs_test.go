@@ -155,6 +155,7 @@ func waitSubscribes(t *testing.T, p *fakeplugin.Plugin, n int) {
 }
 
 func TestFollowLogs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args LogsArgs
@@ -217,6 +218,7 @@ func TestFollowLogs(t *testing.T) {
 // over, the plugin reconnects (forgetting its subscriptions), and follow
 // subscribes again and prints what was logged meanwhile, in order, once.
 func TestFollowLogsAcrossFailover(t *testing.T) {
+	t.Parallel()
 	port := kit.FreePort(t)
 	host := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 200 * time.Millisecond})
 	defer host.Kill()
@@ -247,6 +249,7 @@ func TestFollowLogsAcrossFailover(t *testing.T) {
 }
 
 func TestRenderLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   Line
 		want string

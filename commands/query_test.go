@@ -18,6 +18,7 @@ import (
 // taken; a script's Source (long, multi-line text) is summarized in a
 // tree of default properties and printed whole when asked for by name.
 func TestQueryRendering(t *testing.T) {
+	t.Parallel()
 	source := "local M = {}\n" + strings.Repeat("-- padding\n", 50) + "return M"
 	answer := map[string]any{
 		"instance": map[string]any{"name": "Shared", "className": "Folder", "path": "game.ReplicatedStorage.Shared", "childCount": 1,

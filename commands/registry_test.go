@@ -8,6 +8,7 @@ import (
 
 // TestRegistry walks every definition: the adapters rely on these invariants.
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	name := regexp.MustCompile(`^[a-z][a-z-]*$`)
 	for _, d := range All {
@@ -29,6 +30,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestFieldsAndUsage(t *testing.T) {
+	t.Parallel()
 	fields := Fields(Call.Args)
 	if len(fields) != 2 || fields[0].Name != "action" || !fields[0].Required || !fields[0].Positional {
 		t.Fatalf("call fields: %+v", fields)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestWriteFileAtomicErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := dir + "/no/such/folder/shot.png"
 	err := writeFileAtomic(missing, []byte("x"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestScriptEditRequest(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		args ScriptEditArgs
@@ -56,6 +57,7 @@ func TestScriptEditRequest(t *testing.T) {
 }
 
 func TestPrepareScriptEditBatch(t *testing.T) {
+	t.Parallel()
 	args := &ScriptEditArgs{Batch: "-"}
 	in := `{"edits": [{"path": "A", "find": "x", "replace": "y"}], "expectHashes": {"A": "h"}}`
 	if err := prepareScriptEdit(args, strings.NewReader(in)); err != nil {
@@ -75,6 +77,7 @@ func TestPrepareScriptEditBatch(t *testing.T) {
 }
 
 func TestScriptReadFit(t *testing.T) {
+	t.Parallel()
 	src := strings.Repeat("0123456789abcdefghij\n", 100) // 100 lines and an empty 101st
 	d := ScriptReadData{ScriptReadResult: actions.ScriptReadResult{Path: "game.S", ClassName: "Script", Hash: "h", LineCount: 101, Source: &src}}
 	cut := d.Fit(1200).(ScriptReadData)
@@ -101,6 +104,7 @@ func itoa(n int) string {
 }
 
 func TestRenderScriptGrepAndRead(t *testing.T) {
+	t.Parallel()
 	g := ScriptGrepData{Matches: []actions.ScriptGrepMatch{
 		{Path: "game.A", Line: 3, Column: 5, Text: "hit", Before: []string{"b1", "b2"}, After: []string{"a1"}},
 		{Path: "game.B", Line: 1, Column: 1, Text: "hit2"},

@@ -16,6 +16,7 @@ import (
 // (SCRIPT_MANAGED), naming the file and the line the edit would change;
 // unsynced scripts pass; --in-studio turns the refusal into a warning.
 func TestManagedScripts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, text := range map[string]string{
 		"sourcemap.json": `{"name":"Game","className":"DataModel","children":[{"name":"ServerScriptService","className":"ServerScriptService","children":[` +

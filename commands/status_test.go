@@ -5,9 +5,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/studio-bridge/studio-bridge/test/kit"
 )
 
 func TestStatusAfter(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var shown []string
 	env := &Env{Status: func(s string) { mu.Lock(); shown = append(shown, s); mu.Unlock() }}
@@ -21,7 +24,7 @@ func TestStatusAfter(t *testing.T) {
 	}
 
 	done = env.StatusAfter("slow")
-	time.Sleep(SlowStatus + 100*time.Millisecond)
+	kit.WaitFor(t, 10*time.Second, "the slow wait's status", func() bool { return len(got()) > 0 })
 	done()
 	if s := got(); !slices.Equal(s, []string{"slow", ""}) {
 		t.Fatalf("a slow wait showed %q; want the status, then cleared", s)

@@ -197,6 +197,7 @@ func TestCloudShardsMerge(t *testing.T) {
 
 // --merge refuses what does not go with it, and files that are no reports.
 func TestCloudMergeUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"passed":1}`), 0o644)

@@ -29,10 +29,10 @@ var Token = Define(Spec[TokenArgs, TokenData]{
 		Summary: "Print the token that lets a process join the bridge host (as " + authtoken.EnvToken + " for --remote clients); --mcp: the MCP token.",
 		Local:   true,
 	},
-	Run: func(_ context.Context, _ *Env, args *TokenArgs) (*Result, error) {
-		resolve := authtoken.Resolve
+	Run: func(_ context.Context, env *Env, args *TokenArgs) (*Result, error) {
+		resolve := env.Auth.Resolve
 		if args.MCP {
-			resolve = authtoken.ResolveMCP
+			resolve = env.Auth.ResolveMCP
 		}
 		tok, err := resolve()
 		if err != nil {

@@ -46,6 +46,7 @@ func statusOf(t *testing.T, c net.Conn) int {
 // Retry-After), every stalled body is answered 408 once overdue, and a
 // real request is served meanwhile and afterwards.
 func TestStalledBodiesAreBoundedAndTimedOut(t *testing.T) {
+	t.Parallel()
 	const max = 64 << 10
 	lim := bodyLimits{timeout: 500 * time.Millisecond, max: max, budget: semaphore.NewWeighted(2 * max)}
 	srv := httptest.NewServer(boundBodies(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,6 +84,7 @@ func TestStalledBodiesAreBoundedAndTimedOut(t *testing.T) {
 
 // A body declaring more than the bound is refused before a byte is read.
 func TestDeclaredOversizeBodyRefusedUpFront(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(BoundBodies(http.NotFoundHandler()))
 	defer srv.Close()
 	c := stalledPost(t, strings.TrimPrefix(srv.URL, "http://"), MaxHTTPBodyBytes+1)
@@ -94,6 +96,7 @@ func TestDeclaredOversizeBodyRefusedUpFront(t *testing.T) {
 // LimitConns keeps at most n connections open: the next is accepted only
 // once one closes.
 func TestLimitConns(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

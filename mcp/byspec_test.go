@@ -20,6 +20,7 @@ import (
 // resources it does offer can be subscribed to. Raw JSON-RPC: the SDK's
 // client at the newest protocol version does not send resources/subscribe.
 func TestSubscribeUnknownResource(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s := w.server(t, Options{})
 	p := serveStdio(t, s)
@@ -49,9 +50,9 @@ func TestSubscribeUnknownResource(t *testing.T) {
 // Is the bridge host running?" after UnreachableWait, not a tool error
 // after the whole FailoverWait; the server still started (lazily).
 func TestCannotConnect(t *testing.T) {
-	kit.UseConfigDir(t)
+	t.Parallel()
 	remote := "127.0.0.1:" + strconv.Itoa(kit.FreePort(t))
-	b, err := bridge.Connect(context.Background(), bridge.Options{Remote: remote, Lazy: true,
+	b, err := bridge.Connect(context.Background(), bridge.Options{Token: kit.Token(t), Remote: remote, Lazy: true,
 		JoinTimeout: 200 * time.Millisecond, UnreachableWait: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("a lazy server must start with its host down: %v", err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestCapOutput(t *testing.T) {
+	t.Parallel()
 	lines := make([]commands.Line, 10000)
 	for i := range lines {
 		lines[i] = commands.Line{Level: "Print", Body: fmt.Sprintf("line %05d", i)}

@@ -15,6 +15,7 @@ import (
 // loopback Host in any case (LOCALHOST is localhost) and still refuses a
 // name that is not loopback (DNS rebinding).
 func TestHTTPHostIsCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s := w.server(t, Options{})
 	srv := httptest.NewServer(CanonicalHost(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
@@ -45,6 +46,7 @@ func TestHTTPHostIsCaseInsensitive(t *testing.T) {
 	}
 }
 func TestLoopbackHost(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		host string
 		want bool
@@ -70,6 +72,7 @@ func TestLoopbackHost(t *testing.T) {
 }
 
 func TestBearerAuth(t *testing.T) {
+	t.Parallel()
 	const token = "0123456789abcdef0123456789abcdef"
 	reached := 0
 	h := BearerAuth(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

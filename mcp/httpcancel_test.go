@@ -14,6 +14,7 @@ import (
 // call the client cancelled gets no response (its event stream ends
 // without one), and the session goes on answering.
 func TestHTTPCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	pl := w.editStudio(t)
 	s := w.server(t, Options{})
@@ -74,6 +75,7 @@ func TestHTTPCancelledCallGetsNoResponse(t *testing.T) {
 
 // TestEventData: an event's data lines, joined.
 func TestEventData(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ event, want string }{
 		{"event: message\ndata: {\"id\":2}\n\n", `{"id":2}`},
 		{"id: 7\ndata:{\"a\":1}\n\n", `{"a":1}`},

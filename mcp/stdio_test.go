@@ -121,6 +121,7 @@ func (p *stdioPeer) initialize() {
 // JSON-RPC error for it and the server keeps serving (the SDK alone ends the
 // session on the first one).
 func TestStdioMalformedLines(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s := w.server(t, Options{})
 	p := serveStdio(t, s)
@@ -162,6 +163,7 @@ func TestStdioMalformedLines(t *testing.T) {
 // sends no response for that call (MCP: the receiver SHOULD NOT), and keeps
 // answering others, including a later call that reuses nothing.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	pl := w.editStudio(t)
 	s := w.server(t, Options{})

@@ -14,6 +14,7 @@ import (
 // would pass maxOutputBytes (the default, or the call's) keeps every test
 // and cuts the messages, and says so as the other capped tools do.
 func TestStudioTestKeepsTheDocumentUnderTheBudget(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	var tests []map[string]any
 	for i := 0; i < 40; i++ {

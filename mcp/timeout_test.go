@@ -14,6 +14,7 @@ import (
 // TestTimeoutArgument: studio_exec and studio_test take a bounded timeout
 // in seconds (their defaults stated in the schema); other tools take none.
 func TestTimeoutArgument(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		d    *commands.Definition
 		args string
@@ -49,6 +50,7 @@ func TestTimeoutArgument(t *testing.T) {
 // TestTimeoutArgumentBoundsTheCall: a script that never finishes ends with
 // the timeout the call chose, in the spec's words.
 func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Handler: fakeplugin.Studio})
 	t.Cleanup(p.Close)
@@ -65,6 +67,7 @@ func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
 // TestGroupLeafToolName: a group's leaf is a tool of its own, named by its
 // path.
 func TestGroupLeafToolName(t *testing.T) {
+	t.Parallel()
 	leaf := commands.Define(commands.Spec[commands.NoArgs, commands.NoData]{
 		Definition: commands.Definition{Name: "read", Group: &commands.Group{Name: "script"}, Summary: "Read a script."},
 		Run: func(context.Context, *commands.Env, *commands.NoArgs) (*commands.Result, error) {

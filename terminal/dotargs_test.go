@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitWords(t *testing.T) {
+	t.Parallel()
 	got, err := splitWords(`.query "Workspace.My Part" --depth 2  'a b'`)
 	want := []string{".query", "Workspace.My Part", "--depth", "2", "a b"}
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -20,6 +21,7 @@ func TestSplitWords(t *testing.T) {
 }
 
 func TestDotArgs(t *testing.T) {
+	t.Parallel()
 	a, err := dotArgs(commands.Logs, []string{"20", "--head", "--levels", "Warning,Error"})
 	if err != nil {
 		t.Fatal(err)

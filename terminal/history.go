@@ -7,15 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/studio-bridge/studio-bridge/bridge"
 )
 
 // historySize bounds the terminal history kept across runs.
 const historySize = 1000
 
 // history is the terminal's history, kept in studio-bridge's config
-// directory (bridge.ConfigDir: STUDIO_BRIDGE_CONFIG_DIR, else
+// directory (Options.Auth's: STUDIO_BRIDGE_CONFIG_DIR, else
 // studio-bridge in the user's config folder) as terminal_history, one
 // JSON string per line, so an entry
 // may hold newlines). An entry is a whole chunk, however many lines it was
@@ -37,9 +35,8 @@ func (e editorHistory) Add(string)      {}
 func (e editorHistory) Len() int        { return e.h.Len() }
 func (e editorHistory) At(i int) string { return oneLine(e.h.At(i)) }
 
-func loadHistory() *history {
+func loadHistory(dir string) *history {
 	h := &history{}
-	dir := bridge.ConfigDir()
 	if dir == "" {
 		return h
 	}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/studio-bridge/studio-bridge/authtoken"
 )
 
 // TestHistoryRoundTrip: a chunk typed over several lines is one entry, it
@@ -14,11 +12,10 @@ import (
 // runs the same, and a file from an older version (one line per entry,
 // fragments included) still loads.
 func TestHistoryRoundTrip(t *testing.T) {
-	// the config directory studio-bridge uses (STUDIO_BRIDGE_CONFIG_DIR),
-	// not the user's config folder
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv(authtoken.EnvConfigDir, t.TempDir())
-	path := filepath.Join(os.Getenv(authtoken.EnvConfigDir), "terminal_history")
+	t.Parallel()
+	// the config directory the terminal is given (Options.Auth)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "terminal_history")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +23,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := loadHistory()
+	h := loadHistory(dir)
 	if want := []string{"for i = 1, 2 do", "print(i)", "end", ".state"}; !reflect.DeepEqual(h.lines, want) {
 		t.Fatalf("old file: %q, want %q", h.lines, want)
 	}
@@ -35,7 +32,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	h.Add("  ")
 	h.Add(".logs 5")
 
-	h = loadHistory()
+	h = loadHistory(dir)
 	if want := []string{"for i = 1, 2 do", "print(i)", "end", ".state", chunk, ".logs 5"}; !reflect.DeepEqual(h.lines, want) {
 		t.Fatalf("after a restart: %q, want %q", h.lines, want)
 	}
@@ -49,6 +46,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 // TestHistoryReportsAFileItCannotWrite: an entry the history file cannot
 // take is reported, and kept in memory all the same.
 func TestHistoryReportsAFileItCannotWrite(t *testing.T) {
+	t.Parallel()
 	h := &history{path: t.TempDir()} // a directory: opening it to append fails
 	if err := h.Add("print(1)"); err == nil {
 		t.Fatal("writing the history into a directory reported no error")

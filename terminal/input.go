@@ -25,7 +25,7 @@ func (r *repl) setupIO(stdin io.Reader, stdout, stderr io.Writer) (restore func(
 				io.Reader
 				io.Writer
 			}{ta, out}, "")
-			r.hist = loadHistory()
+			r.hist = loadHistory(r.auth.ConfigDir)
 			t.History = editorHistory{r.hist}
 			r.screen = out
 			_ = t.SetSize(screenSize(term.GetSize(int(out.Fd())))) // fails for no size screenSize returns

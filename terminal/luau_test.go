@@ -6,6 +6,7 @@ import (
 )
 
 func TestChunkComplete(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		src  string
 		want bool
@@ -143,6 +144,7 @@ func TestChunkComplete(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ src, want string }{
 		{`print(1)`, `print(1)`},
 		{"for i = 1, 2 do\n  print(i)\nend", "for i = 1, 2 do   print(i) end"},

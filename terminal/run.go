@@ -26,7 +26,7 @@ func (r *repl) runCommand(d *commands.Definition, args any) {
 	defer done()
 	invoke := func() commands.Outcome {
 		req := commands.Request{Command: d, Args: args, Env: commands.Env{Bridge: r.conn, Timeout: r.timeout, Log: r.log, Aligned: r.aligned,
-			Stdout: r.out, Stderr: r.msg, Output: func(l commands.Line) { r.printLine(l, d.DataLines) },
+			Stdout: r.out, Stderr: r.msg, Auth: r.auth, Output: func(l commands.Line) { r.printLine(l, d.DataLines) },
 			Project: func() (string, error) { return project.Root(r.project, nil) },
 			Confine: true}} // a REPL line's paths stay in the project (issue #22 item 5)
 		if d.NeedsSession {

@@ -16,6 +16,7 @@ import (
 // A pseudo-terminal nobody sized (0×0, as `script` in CI leaves it) edits
 // lines 80 columns wide, not one character per line.
 func TestTerminalOnAnUnsizedPTY(t *testing.T) {
+	t.Parallel()
 	port := studioPort(t)
 	master, slave := ptytest.Open(t)
 	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{}); err != nil {
@@ -54,6 +55,7 @@ func TestTerminalOnAnUnsizedPTY(t *testing.T) {
 }
 
 func TestScreenSize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		w, h         int
 		err          error

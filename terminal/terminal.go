@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	Version string
 	// Project is --project: the project root test's paths stay in.
 	Project string
+	// Auth is where the user's tokens are (the CLI resolves it from the
+	// environment): the history lives in its config directory, and
+	// .token, .install-plugin and .doctor read the tokens through it.
+	Auth authtoken.Settings
 	// In, Out and Err are the process's streams. The terminal edits lines
 	// in raw mode only when In and Out are both terminals (*os.File).
 	In       io.Reader
@@ -42,7 +47,7 @@ type Options struct {
 // cancellation of ctx. Input that ends inside an unfinished chunk is an
 // error when it came from a pipe or a file (the script was cut short).
 func Run(ctx context.Context, opts Options) error {
-	r := &repl{ctx: ctx, conn: opts.Conn, log: opts.Log, timeout: opts.Timeout, defaultContext: opts.Target.DefaultContext, project: opts.Project}
+	r := &repl{ctx: ctx, conn: opts.Conn, log: opts.Log, timeout: opts.Timeout, defaultContext: opts.Target.DefaultContext, project: opts.Project, auth: opts.Auth}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -64,9 +69,11 @@ type repl struct {
 	// project is --project, "" for STUDIO_BRIDGE_PROJECT or the working
 	// directory.
 	project string
-	ctx     context.Context
-	conn    bridge.Conn
-	log     *slog.Logger
+	// auth is where the user's tokens are (Options.Auth).
+	auth authtoken.Settings
+	ctx  context.Context
+	conn bridge.Conn
+	log  *slog.Logger
 	// timeout overrides every command's action timeout (--timeout).
 	timeout time.Duration
 

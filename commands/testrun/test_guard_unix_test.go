@@ -107,6 +107,7 @@ func TestSpecTreeRefusesLinksOutOfTheProject(t *testing.T) {
 // TestSpecTreeReadsOnlyRegularFiles: a FIFO named like a spec, named or
 // found in a folder, is refused at once (opening it would block forever).
 func TestSpecTreeReadsOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
 	root := kit.Files(t, map[string]string{"tests/ok.spec.luau": "return function() end"})
 	if err := syscall.Mkfifo(filepath.Join(root, "tests", "pipe.spec.lua"), 0o600); err != nil {
 		t.Fatal(err)

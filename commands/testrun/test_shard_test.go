@@ -20,6 +20,7 @@ func specNames(n int) []string {
 // Slices are disjoint and complete, the same whatever the input order,
 // and balanced by duration when timings are known, else by count.
 func TestSplitSpecs(t *testing.T) {
+	t.Parallel()
 	specs := specNames(23)
 	slow := map[string]int64{}
 	for i, s := range specs {
@@ -80,6 +81,7 @@ func TestSplitSpecs(t *testing.T) {
 
 // --shard I/N over the same list: each spec in exactly one of the N jobs.
 func TestPickShardCoversAll(t *testing.T) {
+	t.Parallel()
 	specs := specNames(50)
 	seen := map[string]int{}
 	for i := 1; i <= 4; i++ {
@@ -98,6 +100,7 @@ func TestPickShardCoversAll(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want Shard
@@ -130,6 +133,7 @@ func TestParseShard(t *testing.T) {
 // The timings file round-trips, keeps what this run did not measure, and
 // a missing file is no timings while a broken one names itself.
 func TestTimingsFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "timings.json")
 	got, err := ReadTimings(path)

@@ -37,6 +37,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestTestReportsGolden(t *testing.T) {
+	t.Parallel()
 	d := sampleTests()
 	if d.Passed != 1 || d.Failed != 3 || d.Skipped != 1 {
 		t.Fatalf("counts: %+v", d)
@@ -63,6 +64,7 @@ func TestTestReportsGolden(t *testing.T) {
 // GitHub's workflow commands: %, CR and LF in data; also : and , in
 // property values (actions/toolkit command.ts escapeData/escapeProperty).
 func TestGitHubEscaping(t *testing.T) {
+	t.Parallel()
 	if got := ghData("a%b\r\nc:d,e"); got != "a%25b%0D%0Ac:d,e" {
 		t.Fatalf("data: %q", got)
 	}
@@ -73,6 +75,7 @@ func TestGitHubEscaping(t *testing.T) {
 
 // Under a budget every test stays; messages are cut, each marked.
 func TestTestDataFitCutsMessages(t *testing.T) {
+	t.Parallel()
 	d := TestData{Tests: []TestCase{{Name: "a", Status: "passed", File: "f"}}}
 	for i := 0; i < 20; i++ {
 		d.Tests = append(d.Tests, TestCase{Name: "t", Status: "failed", File: "f", Message: strings.Repeat("é", 2000)})
@@ -183,6 +186,7 @@ func TestSpecTreeRefuses(t *testing.T) {
 
 // LuauString's output is a Luau literal for any bytes.
 func TestLuauString(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	LuauString(&b, "a\"b\\c\nd\x00e\x7fé]]")
 	if got := b.String(); got != `"a\"b\\c\nd\000e\127é]]"` {
@@ -193,6 +197,7 @@ func TestLuauString(t *testing.T) {
 // Messages name files, not the mounted instances, and lose TestEZ's
 // traceback lines.
 func TestTestMessageCleanup(t *testing.T) {
+	t.Parallel()
 	names := map[string]string{
 		"ServerStorage.StudioBridgeTest_1.tests":         "tests/init.luau",
 		"ServerStorage.StudioBridgeTest_1.tests.a.spec":  "tests/a.spec.luau",

@@ -45,6 +45,7 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 // all_targets_test.go does the same for all six real builds
 // (go test -tags releasetest).
 func TestHostRelease(t *testing.T) {
+	kit.SkipIfShort(t, "builds a release of the binary and runs npm")
 	host := hostTarget(t)
 	lookPath(t, "npm") // before the build: say at once what is missing
 	v, err := ParseVersion("0.0.0-test.1")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/studio-bridge/studio-bridge/authtoken"
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/test/benchutil"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
@@ -127,10 +128,14 @@ func BenchmarkScale1000x100(b *testing.B) {
 
 	// The same work without process start: join, list, encode, leave.
 	inproc := benchutil.NewSamples(cliRuns)
-	kit.UseConfigDir(b) // the host's token, as the CLI children above read it
+	auth := authtoken.InDir(kit.ConfigDir(b)) // the host's token, as the CLI children above read it
 	for range cliRuns {
 		t0 := time.Now()
-		c, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Version: "bench"})
+		tok, err := auth.Resolve() // read from the file each time, as a CLI process does
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := bridge.Connect(context.Background(), bridge.Options{Port: port, Version: "bench", Token: tok})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -85,6 +85,7 @@ func checkNode() error {
 
 func requireSetup(t *testing.T) {
 	t.Helper()
+	kit.SkipIfShort(t, "runs the Studio emulator (Node) against the real binary")
 	if setupErr != nil {
 		t.Fatal(setupErr)
 	}

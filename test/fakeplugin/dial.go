@@ -44,9 +44,16 @@ func (b *backoff) wait(ctx context.Context, welcomed bool) bool {
 }
 
 // dialPlugin finds the host on port as the real plugin does, by polling
-// /health, and opens its /plugin socket with the read limit a plugin has.
+// /health, and opens its /plugin socket with the read limit a plugin has;
+// through client when set (a host in memory), else over loopback.
 // The handshake is the caller's.
-func dialPlugin(ctx context.Context, port int) (*websocket.Conn, error) {
+func dialPlugin(ctx context.Context, port int, client *http.Client) (*websocket.Conn, error) {
+	var opts *websocket.DialOptions
+	if client != nil {
+		opts = &websocket.DialOptions{HTTPClient: client}
+	} else {
+		client = http.DefaultClient
+	}
 	base := "127.0.0.1:" + strconv.Itoa(port)
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
@@ -54,7 +61,7 @@ func dialPlugin(ctx context.Context, port int) (*websocket.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("health: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("health: %w", err)
 	}
@@ -64,7 +71,7 @@ func dialPlugin(ctx context.Context, port int) (*websocket.Conn, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(dctx, "ws://"+base+protocol.PathPlugin, nil)
+	c, _, err := websocket.Dial(dctx, "ws://"+base+protocol.PathPlugin, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +38,11 @@ type SessionConfig struct {
 // PlaceID, GameID, Capabilities and Handler describe it. Sessions, when set,
 // lists the DataModels instead (and those fields are ignored).
 type Config struct {
-	Port          int
+	Port int
+	// HTTPClient, when set, carries the window's /health polls and its
+	// WebSocket (memnet.Listener.HTTPClient: a host served in memory);
+	// nil means real loopback sockets.
+	HTTPClient    *http.Client
 	InstanceID    string
 	PluginVersion string
 
@@ -444,7 +449,7 @@ func (w *Plugin) loop() {
 
 // dial opens a socket to the host and completes the handshake.
 func (w *Plugin) dial(ctx context.Context) (*websocket.Conn, error) {
-	c, err := dialPlugin(ctx, w.cfg.Port)
+	c, err := dialPlugin(ctx, w.cfg.Port, w.cfg.HTTPClient)
 	if err != nil {
 		return nil, err
 	}

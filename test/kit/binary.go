@@ -39,6 +39,7 @@ func build(dir, pkg string) (string, error) {
 // path. A failed build fails tb.
 func Build(tb testing.TB, pkg string) string {
 	tb.Helper()
+	SkipIfShort(tb, "builds and runs "+pkg)
 	bin, err := build(tb.TempDir(), pkg)
 	if err != nil {
 		tb.Fatal(err)
@@ -71,6 +72,7 @@ var (
 // building it on the first call. A failed build fails tb.
 func Binary(tb testing.TB) string {
 	tb.Helper()
+	SkipIfShort(tb, "builds and runs the studio-bridge binary")
 	buildOnce.Do(func() {
 		if buildDir, buildErr = os.MkdirTemp("", "studio-bridge-test-"); buildErr == nil {
 			binPath, buildErr = BuildBinary(buildDir)

@@ -8,11 +8,14 @@
 //     STUDIO_BRIDGE_* settings removed, one STUDIO_BRIDGE_CONFIG_DIR per
 //     test) — the one place where per-test environment is set;
 //   - the user's token (authtoken): every process of a test shares its
-//     config directory and so one token (ConfigDir, Token); in-process
-//     studio-bridge code joins them with UseConfigDir, and in-process code
-//     that forgot fails instead of touching the developer's config; a
-//     package that runs commands in process before any test can call
-//     UseConfigDir gives the whole binary a directory (MainInConfigDir);
+//     config directory and so one token (ConfigDir, Token); library code
+//     in the test process is handed them (bridge.Options.Token,
+//     authtoken.InDir(ConfigDir(t))), so such tests run in parallel; only
+//     the CLI run in-process reads the environment, and joins them with
+//     UseConfigDir; in-process code that forgot fails instead of touching
+//     the developer's config; a package that runs commands in process
+//     before any test can call UseConfigDir gives the whole binary a
+//     directory (MainInConfigDir);
 //   - background processes with their output (Start, Proc), a host (Serve)
 //     and the host file it writes (HostFile),
 //     an emulated Studio window (Studio), stopping processes on every
@@ -33,7 +36,14 @@
 //   - waiting for one value on a channel (Recv);
 //   - a stranger holding a port (Stranger, ServeHTTP) and raw posts to an
 //     MCP Streamable HTTP endpoint (PostMCP, MCPInitialize);
-//   - golden files (Golden, rewritten with -update).
+//   - golden files (Golden, rewritten with -update);
+//   - the -short inner loop (SkipIfShort: Start, Binary, Build and Studio
+//     call it, so tests of real processes skip under -short by themselves).
+//
+// Subpackage memnet is an in-memory network (net.Pipe connections with a
+// socket's send buffer) for unit tests of the host that need no real
+// socket; bridgekit runs a Bridge in the test process with the test's
+// token.
 //
 // It imports no studio-bridge package but authtoken, protocol and
 // test/fakeplugin, so that the bridge package's own tests can use it too;

@@ -50,6 +50,7 @@ func EmulatorDir() string {
 // saying what to run, when the emulator's Node packages are missing.
 func Studio(tb testing.TB, name string, port int, args ...string) *Proc {
 	tb.Helper()
+	SkipIfShort(tb, "runs the Studio emulator (Node)")
 	dir := EmulatorDir()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "luau-web", "package.json")); err != nil {
 		tb.Fatalf("the Studio emulator needs its Node packages: run `npm ci --prefix test/emulator` (%v)", err)

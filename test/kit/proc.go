@@ -55,6 +55,7 @@ type Options struct {
 // test failed.
 func Start(tb testing.TB, name string, opt Options, path string, args ...string) *Proc {
 	tb.Helper()
+	SkipIfShort(tb, "runs a real process ("+name+")")
 	p := &Proc{Name: name, Cmd: exec.Command(path, args...), Stdout: &Buffer{}, done: make(chan struct{})}
 	p.Stderr = p.Stdout
 	if !opt.Combined {

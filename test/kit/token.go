@@ -10,9 +10,9 @@ import (
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 )
 
-// A test process never resolves the token the developer's way: in-process
-// studio-bridge code that was not pointed at the test's config directory
-// (UseConfigDir) fails loudly, naming the fix, instead of reading or
+// A test process never resolves the token the developer's way: the CLI
+// run in-process without the test's config directory (UseConfigDir) fails
+// loudly, naming the fix, instead of reading or
 // creating a token in the real config directory; and the developer's own
 // STUDIO_BRIDGE_TOKEN (set for a devcontainer, say) is not presented to a
 // test's host.
@@ -35,11 +35,12 @@ func init() {
 // host. A test of another user's token makes its own.
 var suiteToken = authtoken.Generate()
 
-// UseConfigDir points studio-bridge code running inside the test process
-// (bridge.Connect without a Token, the CLI run in-process) at the test's
-// config directory, the one ChildEnv gives every child: so a host in the
-// test process and a CLI child share one token, as a user's processes do.
-// It uses tb.Setenv, so the test must not be parallel.
+// UseConfigDir points the CLI run inside the test process (the one reader
+// of the environment: authtoken.FromEnv) at the test's config directory,
+// the one ChildEnv gives every child: so a host in the test process and a
+// CLI child share one token, as a user's processes do. It uses tb.Setenv,
+// so the test must not be parallel; library code needs none of it (give
+// it kit.Token(t) or authtoken.InDir(ConfigDir(t))).
 func UseConfigDir(tb testing.TB) {
 	tb.Helper()
 	tb.Setenv(authtoken.EnvConfigDir, ConfigDir(tb))

@@ -20,6 +20,7 @@ func TestMain(m *testing.M) { kit.Main(m) }
 // client's Node packages are here.
 func build(t *testing.T) string {
 	t.Helper()
+	kit.SkipIfShort(t, "runs the official MCP client (Node) against the real binary")
 	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Fatalf("the MCP client check needs its Node packages: run `npm ci --prefix test/mcpclient` (%v)", err)
 	}

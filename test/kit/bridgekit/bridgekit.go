@@ -17,13 +17,16 @@ import (
 const ConnectTimeout = 15 * time.Second
 
 // Connect runs bridge.Connect in the test process with the test's token
-// (kit.UseConfigDir, so the test must not be parallel), bounded by
+// (kit.Token, unless opt has one; nothing is read from the environment, so
+// the test may be parallel), bounded by
 // ConnectTimeout, and closes the bridge at cleanup. A test that wants the
 // bridge to vanish as a crash would registers t.Cleanup(b.Kill) after it
 // (cleanups run last-registered first; Close after Kill does nothing).
 func Connect(tb testing.TB, opt bridge.Options) *bridge.Bridge {
 	tb.Helper()
-	kit.UseConfigDir(tb)
+	if opt.Token.Value == "" {
+		opt.Token = kit.Token(tb)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), ConnectTimeout)
 	defer cancel()
 	b, err := bridge.Connect(ctx, opt)
