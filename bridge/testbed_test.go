@@ -90,13 +90,16 @@ func (tb *testBed) assertRoutes(t *testing.T, what, sid string, r *rawConn, answ
 // assertServing checks that the host still serves everyone else: the good
 // plugin answers a call relayed from the joined client, the host answers a
 // local call too, and GET /health is 200.
+//
+// It asserts an answer, not its speed: the echo may queue behind a flood on
+// the plugin's own socket, so the bound only catches a host that hangs.
 func (tb *testBed) assertServing(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	n := strconv.FormatInt(time.Now().UnixNano(), 10)
 	for name, b := range map[string]*Bridge{"client": tb.client, "host": tb.host} {
-		out, err := b.Call(ctx, tb.sid, "echo", json.RawMessage(`{"n":`+n+`}`), CallOptions{Timeout: 5 * time.Second})
+		out, err := b.Call(ctx, tb.sid, "echo", json.RawMessage(`{"n":`+n+`}`), CallOptions{Timeout: 30 * time.Second})
 		if err != nil || string(out) != `{"n":`+n+`}` {
 			t.Fatalf("host no longer serves: echo via %s = %s, %v", name, out, err)
 		}
