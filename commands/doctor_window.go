@@ -54,24 +54,15 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 		edit = in.Sessions[0]
 	}
 	out := []Check{pluginVersionCheck(edit)}
-	var facts ProbeFacts
-	var perr error
-	if !edit.HasCapability("probe") {
-		perr = fmt.Errorf("the plugin (%s) has no probe action", orUnknown(edit.PluginVersion))
-	} else {
-		raw, _ := json.Marshal(map[string]bool{"active": active}) // a fixed shape: cannot fail
-		var res json.RawMessage
-		if res, perr = conn.Call(ctx, edit.SessionID, "probe", raw, bridge.CallOptions{Timeout: env.Timeout}); perr == nil {
-			if err := json.Unmarshal(res, &facts); err != nil {
-				perr = fmt.Errorf("the plugin answered an unexpected shape: %v", err)
-			}
-		}
-	}
+	facts, perr := probe(ctx, env, conn, edit, active)
 	if perr != nil {
 		for _, c := range allNA(studioKeys, "could not probe this window: "+perr.Error()) {
 			c.Fix = "run studio-bridge install-plugin, reopen the place, and run doctor again"
 			out = append(out, c)
 		}
+	} else if active && !facts.TestRunning && !in.Playing() {
+		during, f, pp := playtestProbe(ctx, env, conn, in, edit, facts)
+		out = append(out, pp.amend(readFacts(f, during, active))...)
 	} else {
 		out = append(out, readFacts(facts, in, active)...)
 	}
@@ -79,6 +70,23 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 		out[i].Window = in.ID
 	}
 	return out
+}
+
+// probe asks the edit session's plugin for its facts (the probe action).
+func probe(ctx context.Context, env *Env, conn bridge.Conn, edit protocol.SessionInfo, active bool) (ProbeFacts, error) {
+	var facts ProbeFacts
+	if !edit.HasCapability("probe") {
+		return facts, fmt.Errorf("the plugin (%s) has no probe action", orUnknown(edit.PluginVersion))
+	}
+	raw, _ := json.Marshal(map[string]bool{"active": active}) // a fixed shape: cannot fail
+	res, err := conn.Call(ctx, edit.SessionID, "probe", raw, bridge.CallOptions{Timeout: env.Timeout})
+	if err != nil {
+		return facts, err
+	}
+	if err := json.Unmarshal(res, &facts); err != nil {
+		return facts, fmt.Errorf("the plugin answered an unexpected shape: %v", err)
+	}
+	return facts, nil
 }
 
 func orUnknown(s string) string {

@@ -21,7 +21,7 @@ import (
 
 func TestHarshPass(t *testing.T) {
 	port, studio, b := startWindow(t, "--instance", "HARSH",
-		"--fault", "settings-nil:1:StudioBridgeProbe",
+		"--fault", "settings-nil:1",
 		"--no-plugins-in-test",
 		"--foreign-streams", "2",
 		"--fault", "recording-nil-in-play",
