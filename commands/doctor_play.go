@@ -42,6 +42,13 @@ func playtestProbe(ctx context.Context, env *Env, conn bridge.Conn, in bridge.In
 		pp.note = "the plugin cannot start playtests (update it with studio-bridge install-plugin)"
 		return in, facts, pp
 	}
+	if !facts.PluginConnection && facts.Stream != "" && facts.Stream != "ok" {
+		// each test DataModel would need a stream of its own, and none is
+		// free: a plugin running there could not report, so the test
+		// would tell nothing (and could not be stopped from here)
+		pp.note = "doctor started no playtest: without PluginConnectionService each of its DataModels needs a web stream of its own, and none is free (studio.streams)"
+		return in, facts, pp
+	}
 	if env.Stderr != nil {
 		fmt.Fprintf(env.Stderr, "doctor --active: starting a short playtest in window %s to see whether Studio runs the plugin in it and records undo steps during it; doctor stops it again\n", in.ID)
 	}

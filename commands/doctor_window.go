@@ -128,8 +128,8 @@ func readFacts(f ProbeFacts, in bridge.Instance, active bool) []Check {
 	case "ok":
 		add("studio.settings", StatusOK, "plugin settings written read back", "")
 	case "nil":
-		add("studio.settings", StatusDegraded, "GetSetting gave nil for a setting just written: settings do not persist in this Studio. The plugin keeps the last value it saw in memory; a port set in its settings is lost on restart",
-			"use the default port, or set the port again after each Studio start")
+		add("studio.settings", StatusDegraded, "GetSetting gave nil for a setting just written: settings do not persist in this Studio. The port travels in the installed plugin, so connecting does not need them; the Bridge toggle and the settings panel's values hold in memory until Studio closes (the plugin says so once in Output)",
+			"nothing to do; to use another port, run studio-bridge install-plugin --port <port> (the settings panel's port is not kept)")
 	default:
 		add("studio.settings", StatusDegraded, "plugin settings raised: "+f.SettingsError+". The plugin uses its defaults",
 			"use the default port")

@@ -47,7 +47,7 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
-                        recording-nil-in-play, capture-png,
+                        recording-nil-in-play, undo-destroyed, capture-png,
                         play-fail-late, error-and-closed,
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]],
                         script-locked:<path>[:<reason>]

@@ -114,6 +114,28 @@ test('one recording is one undo step: creation, property, parent and destruction
   assert.equal(await history('undo'), 'nothing: nothing to undo')
 })
 
+test('--fault undo-destroyed: undo puts back everything but what the step destroyed (its Parent stays locked)', async () => {
+  const w = new Window({ noPlugin: true, quiet: true, faults: ['undo-destroyed'] })
+  await w.start(['edit'])
+  try {
+    const run = async (code) => String(await w.models.get('edit').command('eval', code))
+    await run(
+      `local CHS = game:GetService("ChangeHistoryService")
+       local id = CHS:TryBeginRecording("destroying")
+       workspace.SpawnLocation.Name = "Renamed"
+       workspace.Effects:Destroy()
+       CHS:FinishRecording(id, Enum.FinishRecordingOperation.Commit)`,
+    )
+    assert.equal(await w.history('undo'), 'destroying')
+    // the rename is undone; the destroyed folder stays gone and locked
+    assert.equal(await run('return workspace:FindFirstChild("SpawnLocation") ~= nil, workspace:FindFirstChild("Effects")'), 'true\ttrue\tnil')
+    assert.equal(await w.history('redo'), 'destroying')
+    assert.equal(await run('return workspace:FindFirstChild("Renamed") ~= nil, workspace:FindFirstChild("Effects")'), 'true\ttrue\tnil')
+  } finally {
+    await w.shutdown()
+  }
+})
+
 test('Cancel reverts the work in progress; Append merges into the previous step; no recording, no undo', async () => {
   await ev(
     'edit',
