@@ -190,7 +190,7 @@ func readFacts(f ProbeFacts, in bridge.Instance, active bool) []Check {
 	case *f.HTTPEnabled:
 		add("studio.http", StatusOK, "the game's HttpEnabled is on: scripts in a playtest may make HTTP requests (500 a minute)", "")
 	default:
-		add("studio.http", StatusDegraded, "the game's HttpEnabled is off: scripts in a playtest (exec --play) cannot make HTTP requests; the plugin's own connection is not affected",
+		add("studio.http", StatusDegraded, `the game's HttpEnabled is off: HTTP requests in a playtest's server (exec --play, your scripts) fail with "Http requests are not enabled. Enable via game settings"; the plugin's own connection does not need it (where it has a socket of its own it skips its HTTP check and connects directly)`,
 			"turn on Allow HTTP Requests in Game Settings > Security if your scripts need HTTP")
 	}
 	return out

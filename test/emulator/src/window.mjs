@@ -159,7 +159,11 @@ export class Window {
       placeId: this.options.placeId ?? place.placeId ?? 0,
       gameId: this.options.gameId ?? place.gameId ?? 0,
       jobId: context === 'edit' ? '' : randomUUID(),
-      httpEnabled: false,
+      // the game's HttpService.HttpEnabled (off by default, as in Studio:
+      // the HttpService reference); --http-enabled turns it on
+      httpEnabled: this.options.httpEnabled === true,
+      // a game server's HTTP budget (500 a minute; --http-requests-per-minute)
+      httpRequestsPerMinute: this.options.httpRequestsPerMinute ?? 500,
       loadStringEnabled: !!this.fixture.loadStringEnabled,
       signalBehavior: this.signalBehavior,
       pluginConnectionService: this.pcsEnabled(),
