@@ -64,7 +64,13 @@ var Logs = Define(Spec[LogsArgs, LogsData]{
 			return nil, followLogs(ctx, env, args)
 		}
 		var data LogsData
-		if err := action(ctx, env, "logs", args.request(), &data, nil); err != nil {
+		var err error
+		if env.Session.Context == protocol.ContextClient {
+			data, err = clientLogs(ctx, env, args.request()) // the server's mirrored lines left out
+		} else {
+			err = action(ctx, env, "logs", args.request(), &data, nil)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if data.Entries == nil {

@@ -73,6 +73,9 @@ options:
                         a game server's HTTP budget (default 500, the
                         HttpService reference's); over it a request fails
                         with "Number of requests exceeded limit"
+  --log-mirror          in Play, the client DataModel's LogService also
+                        reports every line the server DataModel prints (a
+                        live report; opt-in)
   --foreign-streams <n> WebStreamClients other plugins (Rojo, …) hold in
                         this Studio process, counted against --max-streams
                         (default 0)
@@ -134,6 +137,7 @@ try {
       'foreign-streams': { type: 'string' },
       'no-plugins-in-test': { type: 'boolean' },
       'http-enabled': { type: 'boolean' },
+      'log-mirror': { type: 'boolean' },
       'http-requests-per-minute': { type: 'string' },
       'team-create': { type: 'boolean' },
       'run-mode-client': { type: 'string' },
@@ -250,6 +254,7 @@ try {
     teamCreate: args['team-create'] === true,
     noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
     httpEnabled: args['http-enabled'] === true,
+    logMirror: args['log-mirror'] === true,
     httpRequestsPerMinute: httpPerMinute,
     streamLifetime,
     viewport,

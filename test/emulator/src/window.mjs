@@ -128,6 +128,10 @@ export class Window {
   onOutput(context, messageType, message) {
     if (!this.options.quiet) this.out(`[${context}] ${MESSAGE_LABEL[messageType] ?? ''}${message}`)
     for (const l of this.outputListeners) l(context, messageType, message)
+    // --log-mirror: in Play the client DataModel's LogService also reports
+    // the server's lines (issue 25 item 11; a live report, so opt-in),
+    // after the server's own
+    if (this.options.logMirror && context === 'server') this.models.get('client')?.push('log-mirror', 0, messageType, message)
   }
 
   onUi(context, kind, id, state) {

@@ -1,0 +1,94 @@
+package commands
+
+import (
+	"context"
+	"math"
+
+	"github.com/studio-bridge/studio-bridge/protocol"
+)
+
+// In Play, Studio's LogService reports the server DataModel's Output in the
+// client DataModel too (issue 25 item 11, a live report; the emulator's
+// --log-mirror), so the client session's plugin captures every server line
+// a second time. A mirrored line belongs to the server session: logs for a
+// client session leaves out the lines its window's server session has.
+
+// MirrorSkew is how far apart (milliseconds, as the plugin stamps lines) a
+// server line and its copy in the client may be stamped and still count as
+// one line.
+const MirrorSkew = 2000.0
+
+// dropMirrored returns the client's entries without those that match a
+// server entry (same level and body, stamped within MirrorSkew); each
+// server entry accounts for one client entry, so a line the client printed
+// itself as often as the server did is still counted once per copy the
+// server does not explain.
+func dropMirrored(client, server []Line) []Line {
+	if len(server) == 0 {
+		return client
+	}
+	type key struct{ level, body string }
+	pending := map[key][]float64{}
+	for _, s := range server {
+		k := key{s.Level, s.Body}
+		pending[k] = append(pending[k], s.Timestamp)
+	}
+	out := make([]Line, 0, len(client))
+	for _, c := range client {
+		k := key{c.Level, c.Body}
+		stamps := pending[k]
+		match := -1
+		for i, ts := range stamps {
+			if ts == 0 || c.Timestamp == 0 || math.Abs(ts-c.Timestamp) <= MirrorSkew {
+				match = i
+				break
+			}
+		}
+		if match < 0 {
+			out = append(out, c)
+			continue
+		}
+		pending[k] = append(stamps[:match:match], stamps[match+1:]...)
+	}
+	return out
+}
+
+// clientLogs reads a client session's entries with the server's mirrored
+// lines left out: both sessions are read with room for the mirrored lines,
+// then the client's are cut back to the count asked for. Without a server
+// session in the window (Run mode has none; a test whose server runs no
+// plugin), the client's entries are all there is.
+func clientLogs(ctx context.Context, env *Env, req logsRequest) (LogsData, error) {
+	var data LogsData
+	in, err := window(ctx, env.Bridge, env.Session.InstanceID)
+	server, ok := in.Get(protocol.ContextServer)
+	if err != nil || !ok {
+		err := action(ctx, env, "logs", req, &data, nil)
+		return data, err
+	}
+	wide := req
+	if req.Count > 0 {
+		wide.Count = min(2*req.Count+100, 100000)
+	}
+	if err := action(ctx, env, "logs", wide, &data, nil); err != nil {
+		return data, err
+	}
+	senv := *env
+	senv.Session = server
+	var sdata LogsData
+	if err := action(ctx, &senv, "logs", wide, &sdata, nil); err != nil {
+		return data, nil // the server cannot be read now: the client's lines as they are
+	}
+	kept := dropMirrored(data.Entries, sdata.Entries)
+	data.Total -= len(data.Entries) - len(kept) // the mirrored lines among those read; older ones still count
+
+	if req.Count > 0 && len(kept) > req.Count {
+		if req.Direction == "head" {
+			kept = kept[:req.Count]
+		} else {
+			kept = kept[len(kept)-req.Count:]
+		}
+	}
+	data.Entries = kept
+	return data, nil
+}
