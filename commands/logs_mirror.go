@@ -92,3 +92,27 @@ func clientLogs(ctx context.Context, env *Env, req logsRequest) (LogsData, error
 	data.Entries = kept
 	return data, nil
 }
+
+// withoutMirrored leaves out of a client exec's collected output the lines
+// its window's server session also logged (mirrored, so the server's). The
+// lines streamed while the exec ran were shown already; the result's logs
+// (--json, MCP) carry each line once. Without a server session, or when it
+// cannot be read, the lines stay as they are.
+func withoutMirrored(ctx context.Context, env *Env, lines []Line) []Line {
+	if env.Session.Context != protocol.ContextClient || len(lines) == 0 {
+		return lines
+	}
+	in, err := window(ctx, env.Bridge, env.Session.InstanceID)
+	server, ok := in.Get(protocol.ContextServer)
+	if err != nil || !ok {
+		return lines
+	}
+	senv := *env
+	senv.Session = server
+	var sdata LogsData
+	req := logsRequest{Count: min(2*len(lines)+100, 100000), Direction: "tail", IncludeInternal: true}
+	if err := action(ctx, &senv, "logs", req, &sdata, nil); err != nil {
+		return lines
+	}
+	return dropMirrored(lines, sdata.Entries)
+}

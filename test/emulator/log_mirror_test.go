@@ -62,6 +62,64 @@ func TestMirroredServerLinesBelongToTheServer(t *testing.T) {
 		}
 		return n
 	}
+	// A client exec that runs while the server prints: its collected output
+	// (--json) leaves the mirrored server line out. The script waits until
+	// the mirrored line reached its DataModel (a sync point, no clock).
+	type execOut struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan execOut, 1)
+	go func() {
+		o, e, c := cli(t, port, "--json", "exec", "--context", "client", `
+			local seen = false
+			local conn = game:GetService("LogService").MessageOut:Connect(function(m)
+				if m == "mirror-during-exec" then seen = true end
+			end)
+			print("exec-waiting")
+			while not seen do task.wait(0.05) end
+			conn:Disconnect()
+			print("exec-done")`)
+		done <- execOut{o, e, c}
+	}()
+	kit.WaitFor(t, 20*time.Second, "the client exec to start", func() bool {
+		var raw struct {
+			Entries []struct{ Body string } `json:"entries"`
+		}
+		mustCall(t, b, all[protocol.ContextClient].SessionID, "logs", map[string]any{"count": 50}, &raw)
+		for _, e := range raw.Entries {
+			if e.Body == "exec-waiting" {
+				return true
+			}
+		}
+		return false
+	})
+	if _, stderr, code := cli(t, port, "exec", "--context", "server", `print("mirror-during-exec")`); code != 0 {
+		t.Fatalf("exec in server: exit %d, %s", code, stderr)
+	}
+	var r execOut
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the client exec did not end after the server printed")
+	}
+	var ex struct {
+		Logs []struct{ Body string } `json:"logs"`
+	}
+	// --json: the streamed lines (shown as they came, the mirrored one
+	// too), then the result on the last line
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &ex) != nil {
+		t.Fatalf("client exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	var bodies []string
+	for _, l := range ex.Logs {
+		bodies = append(bodies, l.Body)
+	}
+	if strings.Join(bodies, ",") != "exec-waiting,exec-done" {
+		t.Errorf("the client exec's logs: %q; want its own two lines only (the server's line is the server's)", bodies)
+	}
+
 	client, server := read("client"), read("server")
 	if n := count(client, "mirror-from-server"); n != 0 {
 		t.Errorf("the client session's logs show the server's line %d times; want 0 (it is the server's): %q", n, client)
