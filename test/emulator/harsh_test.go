@@ -28,7 +28,9 @@ func TestHarshPass(t *testing.T) {
 		"--fault", "capture-png",
 		"--run-mode-client=false",
 		"--team-create",
-		"--fault", "error-and-closed")
+		"--fault", "error-and-closed",
+		"--fault", "undo-destroyed",
+		"--log-mirror")
 	waitSessions(t, b, "HARSH", protocol.ContextEdit)
 
 	// Settings that never read back: said once, quietly (a print, not a
@@ -45,6 +47,23 @@ func TestHarshPass(t *testing.T) {
 	if stdout, stderr, code := cli(t, port, "query", "game.Workspace"); code != 0 || !strings.Contains(stdout, "Workspace") {
 		t.Fatalf("query: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+
+	// Undo cannot bring back what an exec destroyed (undo-destroyed): the
+	// exec is still one recorded step, and Ctrl+Z undoes the rest of it.
+	stdout, stderr, code := cli(t, port, "--json", "exec", `workspace.SpawnLocation.Name = "HarshRenamed" workspace.Effects:Destroy()`)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || !strings.Contains(lines[len(lines)-1], `"undoable":true`) {
+		t.Fatalf("exec destroying: exit %d, stdout %q, stderr %q; want one undo step", code, stdout, stderr)
+	}
+	studio.Send(t, "undo")
+	kit.WaitFor(t, 20*time.Second, "Ctrl+Z", func() bool {
+		return strings.Contains(studio.Stderr.String(), "emulator: undo ")
+	})
+	if stdout, stderr, code := cli(t, port, "exec", `return workspace:FindFirstChild("SpawnLocation") ~= nil, workspace:FindFirstChild("Effects") == nil`); code != 0 || stdout != "true\ntrue\n" {
+		t.Fatalf("after undo: exit %d, stdout %q, stderr %q; want the rename undone and the destroyed folder still gone", code, stdout, stderr)
+	}
+
+	// the edit DataModel renders while nothing plays
 	checkPNGScreenshot(t, port)
 
 	// A playtest runs no plugin: play start fails naming the setting, the
