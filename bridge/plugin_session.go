@@ -236,7 +236,9 @@ func (s *pluginSession) ack(id string) {
 // resumeWork splits the unanswered requests for a resume: the ids the plugin
 // acknowledged (it will answer them), and the calls to send again in their
 // original order (never acknowledged, or never sent). It also hands over the
-// cancels owed since the session was held.
+// cancels owed since the session was held, and drops every reply's chunks
+// that came on the old socket: the plugin sends a finished reply again
+// whole, from chunk 0 (PROTOCOL.md 12.7).
 func (s *pluginSession) resumeWork() (awaiting []string, resend []string, cancels []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,6 +248,10 @@ func (s *pluginSession) resumeWork() (awaiting []string, resend []string, cancel
 	}
 	var acked, unacked []item
 	for id, p := range s.pending {
+		if p.asm != nil {
+			p.asm.Release()
+			p.asm = nil
+		}
 		if p.acked {
 			acked = append(acked, item{id, p.seq})
 		} else {

@@ -603,3 +603,54 @@ func TestAttachWithoutCapabilitiesListsEmpty(t *testing.T) {
 	}
 	t.Fatalf("session %s not listed", at.SessionID)
 }
+
+// A chunked reply cut short by a socket drop is sent again whole after the
+// resume (PROTOCOL.md 12.7 step 4: a finished request's response is sent
+// again, chunked again); the host starts that reply over instead of failing
+// the call because chunk 0 arrived after chunk 1.
+func TestV2ChunkedReplyResentWholeAfterResume(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	r := rawWindow(t, h.port, "chunky")
+	at := r.attach(goodAttach("chunky", protocol.ContextEdit))
+	sid := at.SessionID
+
+	type result struct {
+		out json.RawMessage
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, err := h.call(ctx, sid, "exec", json.RawMessage(`{}`), 30*time.Second, nil)
+		done <- result{out, err}
+	}()
+	req := r.expect(protocol.TypeRequest).(protocol.Request)
+	r.send(protocol.Ack{SessionID: sid, ID: req.ID})
+	payload := `{"output":"` + strings.Repeat("x", 40) + `"}`
+	parts := protocol.Split([]byte(payload), 16)
+	for seq, data := range parts[:2] {
+		r.send(protocol.Chunk{SessionID: sid, ID: req.ID, Seq: seq, Data: data})
+	}
+	_ = r.c.CloseNow() // the socket drops mid-reply
+
+	again := rawWindow(t, h.port, "chunky")
+	a := goodAttach("chunky", protocol.ContextEdit)
+	a.PreviousSessionID, a.ResumeSecret = sid, at.ResumeSecret
+	resumed := again.attach(a)
+	if !resumed.Resumed || len(resumed.Awaiting) != 1 || resumed.Awaiting[0] != req.ID {
+		t.Fatalf("resume: %+v, want request %s awaited", resumed, req.ID)
+	}
+	for seq, data := range parts {
+		again.send(protocol.Chunk{SessionID: sid, ID: req.ID, Seq: seq, Data: data})
+	}
+	again.send(protocol.Response{SessionID: sid, ID: req.ID, OK: true, Chunks: len(parts)})
+	got := <-done
+	if got.err != nil || string(got.out) != payload {
+		t.Fatalf("call after the resumed reply: %s, %v; want %s", got.out, got.err, payload)
+	}
+	if held := h.reassembly.Used(); held != 0 {
+		t.Fatalf("%d bytes of reassembly budget still held after the call", held)
+	}
+	again.leave()
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -245,9 +246,14 @@ func pluginFileCheck() Check {
 	return c
 }
 
-// studioKeys are the per-window checks, in report order.
-var studioKeys = []string{"studio.streams", "studio.settings", "studio.pluginConnection", "studio.pluginsInTest",
-	"studio.sourceLimit", "studio.capture", "studio.recordingInPlay", "studio.runService", "studio.http"}
+// probeKeys are the per-window checks read from the probe (readFacts), and
+// studioKeys all per-window checks, in report order: the probe's, then the
+// source map's (doctor_sourcemap.go).
+var (
+	probeKeys = []string{"studio.streams", "studio.settings", "studio.pluginConnection", "studio.pluginsInTest",
+		"studio.sourceLimit", "studio.capture", "studio.recordingInPlay", "studio.runService", "studio.http"}
+	studioKeys = append(slices.Clip(probeKeys), "studio.sourceMap")
+)
 
 // allNA marks every key n/a for one reason.
 func allNA(keys []string, why string) []Check {

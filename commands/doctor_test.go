@@ -52,12 +52,12 @@ func TestDoctorReadFacts(t *testing.T) {
 				tc.facts(&f)
 			}
 			checks := readFacts(f, tc.in, tc.active)
-			if len(checks) != len(studioKeys) {
-				t.Fatalf("%d checks; want one per key (%d)", len(checks), len(studioKeys))
+			if len(checks) != len(probeKeys) {
+				t.Fatalf("%d checks; want one per key (%d)", len(checks), len(probeKeys))
 			}
 			for i, c := range checks {
-				if c.Key != studioKeys[i] {
-					t.Fatalf("check %d is %s; want %s", i, c.Key, studioKeys[i])
+				if c.Key != probeKeys[i] {
+					t.Fatalf("check %d is %s; want %s", i, c.Key, probeKeys[i])
 				}
 				if c.Key != tc.key {
 					continue

@@ -65,6 +65,7 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 		out = append(out, pp.amend(readFacts(f, during, active))...)
 	} else {
 		out = append(out, readFacts(facts, in, active)...)
+		out = append(out, sourceMapCheck(ctx, env, conn, edit))
 	}
 	for i := range out {
 		out[i].Window = in.ID

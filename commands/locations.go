@@ -20,12 +20,21 @@ var (
 	sourceMap     atomic.Pointer[sourcemap.Map]
 	sourceMapMu   sync.Mutex
 	sourceMapFind func() // set by ConfigureSourceMap, run once by SourceMap
+	// sourceMapConf is what ConfigureSourceMap was given, so that
+	// SetSourceMapRoot can look again in another root.
+	sourceMapConf *mapConf
 )
+
+type mapConf struct {
+	ctx  context.Context
+	o    sourcemap.Options
+	warn func(string)
+}
 
 // SetSourceMap makes m the process's source map (nil: none).
 func SetSourceMap(m *sourcemap.Map) {
 	sourceMapMu.Lock()
-	sourceMapFind = nil
+	sourceMapFind, sourceMapConf = nil, nil
 	sourceMapMu.Unlock()
 	sourceMap.Store(m)
 }
@@ -38,20 +47,55 @@ func ConfigureSourceMap(ctx context.Context, o sourcemap.Options, warn func(stri
 	ctx = context.WithoutCancel(ctx)
 	sourceMapMu.Lock()
 	defer sourceMapMu.Unlock()
+	configureLocked(&mapConf{ctx: ctx, o: o, warn: warn})
+}
+
+// SetSourceMapRoot looks for the process's map in root instead of the root
+// ConfigureSourceMap was given, when the two differ: MCP calls it with the
+// client's root (roots/list) when neither --project nor
+// STUDIO_BRIDGE_PROJECT named one, so tool results map to the client's
+// files (shown relative to root). The map is then found (again) when next
+// needed. Without ConfigureSourceMap (a map set with SetSourceMap, or
+// none) it does nothing; it answers whether the root changed.
+func SetSourceMapRoot(root string) bool {
+	sourceMapMu.Lock()
+	defer sourceMapMu.Unlock()
+	c := sourceMapConf
+	if c == nil || root == "" || root == c.o.Root {
+		return false
+	}
+	next := *c
+	next.o.Root = root
+	next.o.ShowFrom = root // the client's files, as the client names them
+	configureLocked(&next)
+	return true
+}
+
+// configureLocked makes c the process's map configuration; the map is found
+// once, when first needed. sourceMapMu is held.
+func configureLocked(c *mapConf) {
+	sourceMapConf = c
+	ctx, o, warn := c.ctx, c.o, c.warn
 	sourceMapFind = sync.OnceFunc(func() {
 		found, err := sourcemap.Discover(ctx, o)
+		var m *sourcemap.Map
 		if err != nil {
 			warn(err.Error() + "; locations stay DataModel paths")
-			return
+		} else {
+			if found.Hint != "" {
+				warn(found.Hint)
+			}
+			if note := found.MissingNote(); note != "" {
+				warn(note)
+				found.Forget()
+			}
+			m = found.Map
 		}
-		if found.Hint != "" {
-			warn(found.Hint)
+		sourceMapMu.Lock()
+		defer sourceMapMu.Unlock()
+		if sourceMapConf == c { // not looked for in another root meanwhile
+			sourceMap.Store(m)
 		}
-		if note := found.MissingNote(); note != "" {
-			warn(note)
-			found.Forget()
-		}
-		sourceMap.Store(found.Map)
 	})
 }
 
@@ -122,7 +166,8 @@ type syncedSpec struct {
 }
 
 // findSyncedSpec is the synced spec of a test run, or nil: one spec file
-// named, a TestEZ run, and a source map that maps the file.
+// named, a TestEZ run, and a source map that maps the file. (A Jest run of
+// one spec mounts its folder from disk and filters to it instead.)
 func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
 	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !isSpecFile(filepath.Base(args.Paths[0])) {
 		return nil

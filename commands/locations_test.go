@@ -147,3 +147,45 @@ func TestLocateTestCase(t *testing.T) {
 		})
 	}
 }
+
+// SetSourceMapRoot (MCP's client root) looks for the map in another root,
+// shows its files from there, and does nothing for the same root or a map
+// set directly.
+func TestSetSourceMapRoot(t *testing.T) {
+	defer SetSourceMap(nil)
+	noEnv := func(string) string { return "" }
+	wd := t.TempDir() // no map here
+	client := t.TempDir()
+	if err := os.WriteFile(filepath.Join(client, "sourcemap.json"), []byte(`{"name":"P","className":"DataModel","children":[{"name":"ReplicatedStorage","className":"ReplicatedStorage","children":[`+
+		`{"name":"Inner","className":"ModuleScript","filePaths":["src/Inner.luau"]}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(client, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(client, "src", "Inner.luau"), []byte("return 1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	ConfigureSourceMap(context.Background(), sourcemap.Options{Root: wd, Getenv: noEnv}, func(s string) { notes = append(notes, s) })
+	if SourceMap() != nil {
+		t.Fatal("a map in a root without one")
+	}
+	if SetSourceMapRoot(wd) {
+		t.Error("the same root changed something")
+	}
+	if !SetSourceMapRoot(client) {
+		t.Fatal("the client's root was not taken")
+	}
+	m := SourceMap()
+	if m == nil || m.FileOf("ReplicatedStorage.Inner") != "src/Inner.luau" {
+		t.Fatalf("map %+v: want src/Inner.luau, shown from the client's root", m)
+	}
+	if len(notes) != 0 {
+		t.Errorf("notes %q", notes)
+	}
+	SetSourceMap(nil)
+	if SetSourceMapRoot(wd) || SourceMap() != nil {
+		t.Error("a map set directly was looked for again")
+	}
+}

@@ -205,7 +205,7 @@ func runScriptEdit(ctx context.Context, env *Env, args *ScriptEditArgs) (*Result
 	}
 	var data ScriptEditData
 	if err := action(ctx, env, actions.ScriptEdit, req, &data, nil); err != nil {
-		return nil, err
+		return nil, notInStudio(m, err, editPaths(req)...)
 	}
 	if data.Scripts == nil {
 		data.Scripts = []actions.ScriptEdited{}

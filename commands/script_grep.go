@@ -70,6 +70,9 @@ func runScriptGrep(ctx context.Context, env *Env, args *ScriptGrepArgs) (*Result
 	err := action(ctx, env, actions.ScriptGrep, req, &data, nil)
 	done()
 	if err != nil {
+		if args.Root != "" {
+			err = notInStudio(SourceMap(), err, args.Root) // a mapped folder Studio lacks
+		}
 		return nil, err
 	}
 	if data.Matches == nil {

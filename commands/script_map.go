@@ -87,3 +87,12 @@ func managedWarning(m *sourcemap.Map, req actions.ScriptEditRequest) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// editPaths are the scripts a request edits (or creates), in order.
+func editPaths(req actions.ScriptEditRequest) []string {
+	out := make([]string, 0, len(req.Edits))
+	for _, op := range req.Edits {
+		out = append(out, op.Path)
+	}
+	return out
+}

@@ -115,7 +115,7 @@ func runScriptRead(ctx context.Context, env *Env, args *ScriptReadArgs) (*Result
 	req := actions.ScriptReadRequest{Path: args.Path, Lines: args.Lines, AllowPlay: args.allowPlay()}
 	var data ScriptReadData
 	if err := action(ctx, env, actions.ScriptRead, req, &data.ScriptReadResult, nil); err != nil {
-		return nil, err
+		return nil, notInStudio(SourceMap(), err, args.Path)
 	}
 	data.File = syncedFile(SourceMap(), data.Path)
 	return &Result{Data: data, Render: func() string { return renderScriptRead(data) }, Note: scriptReadNote(data)}, nil

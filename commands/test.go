@@ -268,13 +268,15 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	case "jest-no-loadstring":
 		return nil, Usagef("test: Jest-Lua loads specs with loadstring (or debug.loadmodule, a Studio feature flag), and this DataModel allows neither: in a playtest's server, turn on ServerScriptService.LoadStringEnabled in the place, or run the specs in Edit (without %s/%s)", ArgName("play"), ArgName("run"))
 	case "root-missing":
-		return nil, Usagef("test: %s %s: no such instance in the place", ArgName("root"), args.Root)
+		return nil, rootMissing(SourceMap(), args)
 	case "root-uncloneable":
 		return nil, Wordf("test: %s %s cannot be cloned (Archivable is false?)", ArgName("root"), args.Root)
 	case "source-too-large":
 		return nil, Usagef("test: %s is %d bytes, over Studio's 200,000-character limit for a script's Source, so it cannot be mounted; split it, or sync it with Rojo and run it with %s", ans.File, ans.Bytes, ArgName("root"))
+	case "jest-filter":
+		return nil, Wordf("test: Jest-Lua named its test files otherwise than by their instances, so the specs asked for could not be picked out of their folder; run the whole folder, or the specs' folder with %s", ArgName("root"))
 	case "only-missing":
-		return nil, Usagef("test: Studio has no %s, where the source map puts %s: is Rojo syncing this project (rojo serve)? Or regenerate the map", args.synced.Path, args.synced.File)
+		return nil, rootMissing(SourceMap(), args)
 	case "out-of-sync":
 		return nil, Usagef("test: %s is out of sync: Studio's copy (%s) differs from the file; let Rojo sync it (rojo serve) and run again", args.synced.File, args.synced.Path)
 	case "no-specs":

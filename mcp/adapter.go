@@ -19,12 +19,13 @@ import (
 
 // handler adapts one command to a tool call: decode the input, hand it to
 // commands.Invoke, and render the Outcome (toolResult).
-func handler(conn bridge.Conn, d *commands.Definition, opts Options) sdk.ToolHandler {
+func handler(conn bridge.Conn, d *commands.Definition, opts Options, root *mapRoot) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		in, err := decodeInput(d, req.Params.Arguments)
 		if err != nil {
 			return invalidInput(err), nil
 		}
+		root.resolve(ctx, req.Session) // the source map's root: the client's (once)
 		output, status, settle := progressSink(ctx, req)
 		defer settle()
 		timeout := opts.Timeout

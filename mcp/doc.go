@@ -15,6 +15,11 @@
 // place it has open, and origin ("user" or "managed"), because nothing tells
 // a plugin whether `studio-bridge launch` started its Studio window.
 //
+// The project root is the client's first local root (roots/list) unless
+// --project or STUDIO_BRIDGE_PROJECT names one: per call for the files a
+// tool reads (roots.go, projectRoot), and once per process for the Rojo
+// source map that turns locations into files (mapRoot).
+//
 // Error results carry the spec's text under "error", unchanged; where more
 // is known it goes in a "detail" field beside it (why no host answered;
 // which part of a missing instance path exists).

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"os"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/studio-bridge/studio-bridge/commands"
 	"github.com/studio-bridge/studio-bridge/project"
 )
 
@@ -47,4 +50,42 @@ func clientRoots(ctx context.Context, ss *sdk.ServerSession) []string {
 		}
 	}
 	return uris
+}
+
+// mapRoot points the process's source map at the client's project root:
+// the first tool call asks its client for roots (roots/list) once, when
+// neither --project nor STUDIO_BRIDGE_PROJECT names the root and the
+// client declared the roots capability, so locations in every tool result
+// (exec errors, logs, test failures, script reads) are the client's
+// files, shown from its root. The map applies to the whole process (issue
+// 24): over --http the first client's root wins, and a later
+// roots/list_changed does not move it.
+type mapRoot struct {
+	flag string // --project
+	once sync.Once
+}
+
+func (r *mapRoot) resolve(ctx context.Context, ss *sdk.ServerSession) {
+	r.once.Do(func() {
+		if r.flag != "" || os.Getenv(project.EnvVar) != "" {
+			return // the root is named; the CLI configured the map with it
+		}
+		if !hasRoots(ss) {
+			return // a client that did not declare roots is not asked for them
+		}
+		if dir := project.FirstLocalRoot(clientRoots(ctx, ss)); dir != "" {
+			commands.SetSourceMapRoot(dir)
+		}
+	})
+}
+
+// hasRoots says whether the client declared the roots capability when it
+// initialized (the SDK reads it into RootsV2).
+func hasRoots(ss *sdk.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	//lint:ignore SA1019 roots stay functional through the deprecation window (see clientRoots)
+	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }

@@ -113,8 +113,9 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 			"pass sessionId when several Studio windows are connected, and context (edit, server, client) in Play mode.",
 	})
 	tools := map[string]bool{}
+	root := &mapRoot{flag: opts.Project}
 	for _, d := range defs {
-		s.AddTool(Tool(d), handler(conn, d, opts))
+		s.AddTool(Tool(d), handler(conn, d, opts, root))
 		tools[ToolName(d)] = true
 	}
 	s.AddReceivingMiddleware(unknownTools(tools))

@@ -22,15 +22,24 @@ func RootWithClient(flag string, getenv func(string) string, clientRoots func() 
 		getenv = os.Getenv
 	}
 	if flag == "" && getenv(EnvVar) == "" && clientRoots != nil {
-		for _, uri := range clientRoots() {
-			if dir, err := FileURIPath(uri); err == nil {
-				if st, err := os.Stat(dir); err == nil && st.IsDir() {
-					return dir, nil
-				}
-			}
+		if dir := FirstLocalRoot(clientRoots()); dir != "" {
+			return dir, nil
 		}
 	}
 	return Root(flag, getenv)
+}
+
+// FirstLocalRoot is the first of a client's root URIs that names an
+// existing local folder, or "".
+func FirstLocalRoot(uris []string) string {
+	for _, uri := range uris {
+		if dir, err := FileURIPath(uri); err == nil {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() {
+				return dir
+			}
+		}
+	}
+	return ""
 }
 
 // FileURIPath is the absolute local path a file:// URI names (RFC 8089):

@@ -41,6 +41,9 @@ type Options struct {
 	Rojo bool
 	// LookPath finds rojo (nil: exec.LookPath); tests replace it.
 	LookPath func(string) (string, error)
+	// ShowFrom is the folder mapped files are shown relative to (Map.Prefix);
+	// "" is the working directory. MCP shows them from the client's root.
+	ShowFrom string
 }
 
 // Found is what Discover found.
@@ -110,10 +113,16 @@ func Discover(ctx context.Context, o Options) (*Found, error) {
 	if err != nil {
 		return nil, err
 	}
-	if wd, err := os.Getwd(); err == nil {
+	if o.ShowFrom != "" {
+		m.SetWorkingDir(o.ShowFrom)
+	} else if wd, err := os.Getwd(); err == nil {
 		m.SetWorkingDir(wd)
 	}
 	found.File, found.Map = file, m
+	m.File = file
+	if project != "" {
+		m.Remake = rojoCommand(project, file, o.Root)
+	}
 	found.Missing = m.Missing()
 	return found, nil
 }

@@ -107,6 +107,10 @@ func TestDiscover(t *testing.T) {
 		if e, ok := f.Map.Entry("ServerScriptService.Main"); !ok || e.File != "src/Main.server.luau" {
 			t.Errorf("entry %+v", e)
 		}
+		// what a stale map's report names: the map, and how to remake it
+		if f.Map.File != f.File || f.Map.Remake != "rojo sourcemap default.project.json --output sourcemap.json" {
+			t.Errorf("File %q, Remake %q", f.Map.File, f.Map.Remake)
+		}
 	})
 
 	t.Run("a map older than a mapped folder is stale", func(t *testing.T) {

@@ -13,6 +13,9 @@
 // make one when a Rojo project has none or has one older than its folders,
 // regenerates it with the rojo on PATH when asked to, and reports mapped
 // files that are missing on disk: such a map is reported, not trusted.
+// The other half of staleness, a mapped instance Studio lacks, costs no
+// request: Map.NotInStudio words it for a command whose request named the
+// instance and whose answer was INSTANCE_NOT_FOUND.
 //
 // Scan finds every location in a line of text — Studio's stack lines
 // (Script 'A.B', Line N), error prefixes (A.B:N: message), traceback frames

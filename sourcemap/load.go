@@ -33,6 +33,9 @@ type Entry struct {
 	ClassName string
 	File      string // its .luau/.lua file, slash-separated, relative to the map's folder
 	Parent    string // its parent's DataModel path ("" for a top instance)
+	// Names are the instance names from the top down (Path joins them with
+	// dots, which names may hold too): what a lookup in Studio follows.
+	Names []string
 }
 
 // Map indexes a source map both ways. A nil *Map maps nothing.
@@ -44,6 +47,11 @@ type Map struct {
 	// relative to the working directory, slash-separated, with a trailing
 	// slash), or "" when that is the working directory.
 	Prefix string
+	// File is the map's file as Discover found it, and Remake the command
+	// that makes it again (`rojo sourcemap …`), or "" when unknown: the
+	// words of a stale map's report (NotInStudio).
+	File   string
+	Remake string
 	byPath map[string]Entry
 	byFile map[string]string
 }
@@ -92,15 +100,15 @@ func ParseMap(data []byte, dir string) (*Map, error) {
 	// out (ServerScriptService.Main); a model project's root is an instance.
 	if root.ClassName == "DataModel" {
 		for _, c := range root.Children {
-			m.index(c, "")
+			m.index(c, "", nil)
 		}
 	} else {
-		m.index(&root, "")
+		m.index(&root, "", nil)
 	}
 	return m, nil
 }
 
-func (m *Map) index(n *Node, parent string) {
+func (m *Map) index(n *Node, parent string, names []string) {
 	if n == nil {
 		return
 	}
@@ -108,15 +116,29 @@ func (m *Map) index(n *Node, parent string) {
 	if parent != "" {
 		p = parent + "." + n.Name
 	}
+	names = append(names, n.Name)
 	if f := scriptFile(n.FilePaths); f != "" {
 		if _, dup := m.byPath[p]; !dup {
-			m.byPath[p] = Entry{Path: p, ClassName: n.ClassName, File: f, Parent: parent}
+			m.byPath[p] = Entry{Path: p, ClassName: n.ClassName, File: f, Parent: parent, Names: slices.Clip(slices.Clone(names))}
 			m.byFile[f] = p
 		}
 	}
 	for _, c := range n.Children {
-		m.index(c, p)
+		m.index(c, p, names)
 	}
+}
+
+// Entries are the map's scripted instances, sorted by path.
+func (m *Map) Entries() []Entry {
+	if m == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(m.byPath))
+	for _, e := range m.byPath {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // scriptFile is the first .luau/.lua file of filePaths, slash-separated.

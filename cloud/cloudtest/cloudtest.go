@@ -7,7 +7,10 @@
 // default, or a Runner that answers from the script, such as a Suite), and
 // the server walks each task through QUEUED and PROCESSING to that outcome,
 // one state per poll, or in time when the outcome or the server has delays
-// (cold and warm starts, an outcome's Delay). Like the reference it runs at
+// (cold and warm starts, an outcome's Delay). With an Executor the script
+// really runs (test/emulator runs it in the emulator's Luau runtime against
+// a Rojo project; uploaded place files are never interpreted), and the
+// task is PROCESSING until it ends. Like the reference it runs at
 // most MaxUnfinished unfinished tasks per place (the next create gets 429),
 // and it can make unpinned tasks land on another version (Race). Faults
 // (429 with or without Retry-After, 5xx, a dropped connection) are
@@ -16,6 +19,7 @@ package cloudtest
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -122,6 +126,9 @@ type Server struct {
 	// Race makes the next Race unpinned tasks run the version before the
 	// latest (a server still on it, or another job's upload in between).
 	Race int
+	// Executor, when set, runs every task's script (before Runner,
+	// Scripts and Default), after the task's start delay.
+	Executor Executor
 
 	faults   []*Fault
 	warm     map[string]bool // "place/version" with a started server
@@ -130,6 +137,10 @@ type Server struct {
 	requests []Request
 	uploads  [][]byte
 	next     int
+	// executions: ctx ends when the server closes; wg waits for them
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 type task struct {
@@ -145,14 +156,26 @@ type task struct {
 	timed      bool
 	start, end time.Time
 	deadline   bool
+	// exec tasks run on an Executor: QUEUED until running, PROCESSING
+	// until done
+	exec, running, done bool
 }
 
 // New starts a stand-in with universe 1, place 2 at version 7.
 func New() *Server {
 	s := &Server{Key: Key, Universe: 1, Place: 2, Versions: 7, PageSize: 2, Scripts: map[string]Outcome{}, tasks: map[string]*task{},
 		OtherPlaces: map[int64]int64{}, warm: map[string]bool{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// Close ends the executions still running (their tasks end CANCELLED),
+// waits for them, and stops the server.
+func (s *Server) Close() {
+	s.cancel()
+	s.wg.Wait()
+	s.Server.Close()
 }
 
 // Set changes the server's settings while it may be serving.
@@ -355,6 +378,8 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 	}
 	out, ok := s.Scripts[in.Script]
 	switch {
+	case s.Executor != nil:
+		out = Outcome{}
 	case s.Runner != nil:
 		out = s.Runner(in.Script, version)
 	case !ok:
@@ -367,16 +392,15 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 		path = fmt.Sprintf("universes/%d/places/%d/luau-execution-sessions/%s/tasks/%s", u, pl, id, id)
 	}
 	t := &task{out: out, place: pl, version: version, script: in.Script, timeout: in.Timeout, pinned: explicit}
-	if out.Delay > 0 || s.ColdStart > 0 || s.WarmStart > 0 {
+	if s.Executor != nil {
+		t.exec = true
+		limit, _ := time.ParseDuration(cmp.Or(in.Timeout, "300s"))
+		s.wg.Add(1)
+		go s.execute(t, Job{Universe: u, Place: pl, Version: version, Script: in.Script, Timeout: limit}, s.startup(pl, version))
+	} else if out.Delay > 0 || s.ColdStart > 0 || s.WarmStart > 0 {
 		t.timed = true
-		startup := s.WarmStart
-		key := fmt.Sprintf("%d/%d", pl, version)
-		if !s.warm[key] {
-			startup = s.ColdStart
-			s.warm[key] = true
-		}
 		now := time.Now()
-		t.start = now.Add(startup)
+		t.start = now.Add(s.startup(pl, version))
 		t.end = t.start.Add(out.Delay)
 		if limit, err := time.ParseDuration(cmp.Or(in.Timeout, "300s")); err == nil && out.Delay > limit {
 			t.end, t.deadline = t.start.Add(limit), true
@@ -386,8 +410,33 @@ func (s *Server) create(r *http.Request, body []byte) (int, any) {
 	return http.StatusOK, map[string]any{"path": path, "user": "1", "state": "QUEUED", "script": in.Script, "createTime": time.Now().UTC().Format(time.RFC3339Nano)}
 }
 
-// state is the task's state after its polls so far (or, timed, now).
+// startup is a new task's start delay: cold for the first task of a
+// place version (a server must load it), warm after.
+func (s *Server) startup(place, version int64) time.Duration {
+	key := fmt.Sprintf("%d/%d", place, version)
+	if !s.warm[key] {
+		s.warm[key] = true
+		return s.ColdStart
+	}
+	return s.WarmStart
+}
+
+// state is the task's state after its polls so far (or, timed, now; or,
+// on an executor, as far as it got).
 func (t *task) state() string {
+	if t.exec {
+		switch {
+		case !t.running:
+			return "QUEUED"
+		case !t.done:
+			return "PROCESSING"
+		case t.deadline:
+			return "FAILED"
+		case t.out.State != "":
+			return t.out.State
+		}
+		return "COMPLETE"
+	}
 	if t.timed {
 		now := time.Now()
 		switch {
@@ -446,7 +495,7 @@ func (t *task) visible(whileRunning bool) int {
 	switch {
 	case st != "QUEUED" && st != "PROCESSING":
 		return len(t.out.Logs)
-	case t.timed:
+	case t.timed || t.exec:
 		return 0
 	case st == "PROCESSING" && whileRunning:
 		return min(t.polls-t.out.Queued, len(t.out.Logs))

@@ -95,10 +95,18 @@ func BenchmarkAttacks(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer attacker.CloseNow()
-	if err := write(attacker, protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "bench", InstanceID: "attacker"}); err != nil {
+	// The attacker holds the pairing key: the worst case is a paired plugin
+	// gone rogue, since an unpaired one is refused at the handshake.
+	hello := protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "bench", InstanceID: "attacker", Nonce: protocol.NewNonce()}
+	if err := write(attacker, hello); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := readType(attacker, protocol.TypeWelcome); err != nil {
+	wm, err := readType(attacker, protocol.TypeWelcome)
+	if err != nil {
+		b.Fatal(err)
+	}
+	proof := protocol.PluginProof(kit.Token(b).PairingKey(), wm.(protocol.Welcome).Nonce, hello.Nonce, hello.InstanceID)
+	if err := write(attacker, protocol.Pair{Proof: proof}); err != nil {
 		b.Fatal(err)
 	}
 	if err := write(attacker, protocol.Attach{Ref: "e", InstanceID: "attacker", Context: protocol.ContextEdit, State: protocol.StateEdit}); err != nil {
@@ -188,7 +196,9 @@ func BenchmarkAttacks(b *testing.B) {
 			}
 			defer c.CloseNow()
 			id := "stall-" + strconv.Itoa(i)
-			if write(c, protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "bench", InstanceID: id}) != nil {
+			// A nonce gets the hello its welcome: the stalled frame then
+			// stands where the host waits for the pair proof.
+			if write(c, protocol.Hello{ProtocolVersions: []int{2}, PluginVersion: "bench", InstanceID: id, Nonce: protocol.NewNonce()}) != nil {
 				return
 			}
 			if _, err := readType(c, protocol.TypeWelcome); err != nil {

@@ -89,8 +89,9 @@ func copyFixture(t *testing.T) string {
 }
 
 // With the project's sourcemap.json every location of an exec error is a
-// file; a stale map is reported (and not trusted for the missing file); a
-// Rojo project without a map says how to make one.
+// file; a stale map is reported (and not trusted for the missing file), as
+// is a mapped instance Studio lacks; a Rojo project without a map says how
+// to make one.
 func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 	const instance = "E2E-SOURCEMAP-MAP"
 	port, _, b := startWindow(t, "--instance", instance, "--quiet", "--place-project", filepath.Join("testdata", "rojo", "default.project.json"))
@@ -260,6 +261,60 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 		}
 	})
 
+	t.Run("a mapped instance Studio lacks is reported with the map and its file", func(t *testing.T) {
+		dir := copyFixture(t)
+		mapsMore(t, dir, map[string]string{
+			"ReplicatedStorage.Shared.Extra":           "src/shared/Extra.luau",
+			"ReplicatedStorage.Shared.util.Extra.spec": "src/shared/util/Extra.spec.luau",
+		})
+		for _, tc := range []struct {
+			name string
+			args []string
+			code int
+			want string
+		}{
+			{"script read", []string{"script", "read", "ReplicatedStorage.Shared.Extra"}, 1,
+				"No instance found at path: game.ReplicatedStorage.Shared.Extra; the source map "},
+			{"script edit --in-studio", []string{"script", "edit", "ReplicatedStorage.Shared.Extra", "--find", "1", "--replace", "2", "--in-studio"}, 1,
+				"No instance found at path: game.ReplicatedStorage.Shared.Extra; the source map "},
+			{"test of the synced spec", []string{"test", "src/shared/util/Extra.spec.luau"}, 2,
+				"test: cannot run src/shared/util/Extra.spec.luau: the source map "},
+			{"test --root", []string{"test", "--root", "ReplicatedStorage.Shared.Extra"}, 2,
+				"test: --root ReplicatedStorage.Shared.Extra: no such instance in the place; the source map "},
+			{"script grep --root", []string{"script", "grep", "--literal", "x", "--root", "ReplicatedStorage.Shared.Extra"}, 1,
+				"No instance found at path: game.ReplicatedStorage.Shared.Extra; the source map "},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, stderr, code := cliIn(t, dir, port, tc.args...)
+				if code != tc.code || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "sourcemap.json lists ReplicatedStorage.Shared.") ||
+					!strings.Contains(stderr, "/Extra") || !strings.Contains(stderr, "but Studio has no such instance") ||
+					!strings.Contains(stderr, "`rojo sourcemap default.project.json --output sourcemap.json`") || strings.Contains(stderr, "StudioBridgeTest") {
+					t.Fatalf("exit %d (want %d)\nstderr %q", code, tc.code, stderr)
+				}
+			})
+		}
+		// what Studio has is read as before, and the map's other entries hold
+		stdout, stderr, code := cliIn(t, dir, port, "script", "read", "ReplicatedStorage.Shared.Inner")
+		if code != 0 || !strings.Contains(stdout, "return config.field") || !strings.Contains(stderr, "synced by Rojo from src/shared/Inner.luau") {
+			t.Fatalf("read: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+		}
+		// the explicit check: doctor compares the whole map with the window
+		c := doctorMapCheck(t, dir, port, instance)
+		if c.Status != commands.StatusDegraded || !strings.HasPrefix(c.Detail, "7 of the source map's 9 scripts are in this window; 2 are not: ") ||
+			!strings.Contains(c.Detail, "ReplicatedStorage.Shared.Extra (src/shared/Extra.luau)") ||
+			!strings.Contains(c.Detail, "ReplicatedStorage.Shared.util.Extra.spec (src/shared/util/Extra.spec.luau)") ||
+			!strings.Contains(c.Fix, "rojo sourcemap default.project.json --output sourcemap.json") {
+			t.Fatalf("studio.sourceMap %+v", c)
+		}
+	})
+
+	t.Run("doctor finds every mapped script of a fresh map in the window", func(t *testing.T) {
+		c := doctorMapCheck(t, copyFixture(t), port, instance)
+		if c.Status != commands.StatusOK || c.Detail != "7 of the source map's 7 scripts are in this window" {
+			t.Fatalf("studio.sourceMap %+v", c)
+		}
+	})
+
 	t.Run("a Rojo project without a map says how to make one", func(t *testing.T) {
 		dir := copyFixture(t)
 		if err := os.Remove(filepath.Join(dir, "sourcemap.json")); err != nil {
@@ -271,4 +326,68 @@ func TestExecErrorLocationsThroughTheSourceMap(t *testing.T) {
 			t.Fatalf("exit %d\nstderr %q", code, stderr)
 		}
 	})
+}
+
+// mapsMore adds ModuleScripts to the copied fixture's sourcemap.json (as if
+// Rojo had mapped files the place does not have yet), writes their files,
+// and leaves the map newer than every folder, so only Studio lacks them.
+func mapsMore(t *testing.T, dir string, entries map[string]string) {
+	t.Helper()
+	file := filepath.Join(dir, "sourcemap.json")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		t.Fatal(err)
+	}
+	var folders []string
+	for path, rel := range entries {
+		parts := strings.Split(path, ".")
+		if strings.HasSuffix(path, ".spec") {
+			parts = append(parts[:len(parts)-2], parts[len(parts)-2]+".spec")
+		}
+		node := root
+		for _, name := range parts[:len(parts)-1] {
+			var next map[string]any
+			children, _ := node["children"].([]any)
+			for _, c := range children {
+				if c := c.(map[string]any); c["name"] == name {
+					next = c
+				}
+			}
+			if next == nil {
+				t.Fatalf("the fixture's map has no %s in %s", name, path)
+			}
+			node = next
+		}
+		children, _ := node["children"].([]any)
+		node["children"] = append(children, map[string]any{"name": parts[len(parts)-1], "className": "ModuleScript", "filePaths": []string{rel}})
+		to := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.WriteFile(to, []byte("return 1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		folders = append(folders, filepath.Dir(to))
+	}
+	if err := os.WriteFile(file, mustJSON(root), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, f := range folders {
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// doctorMapCheck is doctor's studio.sourceMap check of window, run in dir.
+func doctorMapCheck(t *testing.T, dir string, port int, window string) commands.Check {
+	t.Helper()
+	stdout, stderr, code := cliIn(t, dir, port, "--json", "doctor")
+	var d commands.DoctorData
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("doctor: exit %d, stdout %q, stderr %q: %v", code, stdout, stderr, err)
+	}
+	return statusOf(t, d, "studio.sourceMap", window)
 }

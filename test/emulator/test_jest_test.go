@@ -55,6 +55,28 @@ func TestTestJest(t *testing.T) {
 		}
 	})
 
+	t.Run("one spec file runs with its folder mounted, and only it runs", func(t *testing.T) {
+		// red/ holds failing.spec and syntax.spec: Jest is handed a
+		// testPathPattern naming failing.spec alone
+		d := jest(t, 1, "red/failing.spec.luau")
+		checkCases(t, d, map[string]commands.TestCase{
+			"failing › passes":           {Status: "passed", File: "red/failing.spec.luau"},
+			"failing › compares numbers": {Status: "failed", File: "red/failing.spec.luau", Line: 9, Message: "red/failing.spec.luau:9: expect(received).toBe(expected) -- Object.is equality\n\nExpected: 3\nReceived: 2"},
+			"failing › throws":           {Status: "failed", File: "red/failing.spec.luau", Line: 12, Message: "red/failing.spec.luau:12: boom"},
+		})
+		if d.Passed != 1 || d.Failed != 2 || len(d.Tests) != 3 {
+			t.Fatalf("want failing.spec's three tests only (not syntax.spec): %+v", d)
+		}
+		// a spec alone in its folder, requiring a neighbour module
+		d = jest(t, 0, "green/math.spec.luau")
+		if d.Passed != 2 || d.Skipped != 1 || len(d.Tests) != 3 {
+			t.Fatalf("%+v", d)
+		}
+		if l := leftovers(t, port); l != "" {
+			t.Fatalf("left behind: %s", l)
+		}
+	})
+
 	t.Run("the github reporter", func(t *testing.T) {
 		out, errOut, code := cliIn(t, jestDir, port, "test", "--runner", "jest", "--reporter", "github", "red")
 		if code != 1 || !strings.Contains(out, "::error file=red/failing.spec.luau,line=9,title=failing › compares numbers::red/failing.spec.luau:9: expect(received)") {

@@ -195,6 +195,8 @@ export class DataModel {
       testEnd: (valueJson) => w.studioTest.end(valueJson),
       testArgs: () => w.studioTest.argsJson,
       testState: () => w.studioTest.state(),
+      // an Open Cloud task's end (runtime/boot.luau, task-run)
+      taskDone: (ok, text) => w.options.onTaskDone?.(this.context, ok, text),
     }
   }
 

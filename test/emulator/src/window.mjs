@@ -43,7 +43,7 @@ export class Window {
   //            project, placeProject, signalBehavior, faults, quiet, settingsFile, out,
   //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, teamCreate,
   //            streamLifetime, clientLocalhost,
-  //            pluginConnectionService }
+  //            pluginConnectionService, placeVersion, fixtureData, onTaskDone }
   constructor(options) {
     this.options = options
     this.startedAt = performance.now()
@@ -66,7 +66,9 @@ export class Window {
     this.uiListeners = [] // (context, kind, id, state): toolbar buttons going active/inactive
     this.faults = new Faults(options.faults || [], this)
     this.studioTest = new StudioTest(this)
-    this.fixture = JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
+    // fixtureData: an instance tree already read (and copied here), for
+    // callers that start many windows of one place (bin/cloud-task.mjs)
+    this.fixture = options.fixtureData ? structuredClone(options.fixtureData) : JSON.parse(readFileSync(options.fixture || DEFAULT_FIXTURE, 'utf8'))
     expandPackages(this.fixture) // package nodes (TestEZ) become their instance trees
     if (options.placeProject) {
       // a game's Rojo project, synced into the place as Rojo would
@@ -161,6 +163,7 @@ export class Window {
       context,
       placeName: this.options.place ?? place.name ?? 'Place1',
       placeId: this.options.placeId ?? place.placeId ?? 0,
+      placeVersion: this.options.placeVersion ?? place.placeVersion ?? 0,
       gameId: this.options.gameId ?? place.gameId ?? 0,
       jobId: context === 'edit' ? '' : randomUUID(),
       // the game's HttpService.HttpEnabled (off by default, as in Studio:
