@@ -60,11 +60,13 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 			c.Fix = "run studio-bridge install-plugin, reopen the place, and run doctor again"
 			out = append(out, c)
 		}
-	} else if active && !facts.TestRunning && !in.Playing() {
-		during, f, pp := playtestProbe(ctx, env, conn, in, edit, facts)
-		out = append(out, pp.amend(readFacts(f, during, active))...)
 	} else {
-		out = append(out, readFacts(facts, in, active)...)
+		if active && !facts.TestRunning && !in.Playing() {
+			during, f, pp := playtestProbe(ctx, env, conn, in, edit, facts)
+			out = append(out, pp.amend(readFacts(f, during, active))...)
+		} else {
+			out = append(out, readFacts(facts, in, active)...)
+		}
 		out = append(out, sourceMapCheck(ctx, env, conn, edit))
 	}
 	for i := range out {
