@@ -152,6 +152,12 @@ func Connect(ctx context.Context, opts Options) (*Bridge, error) {
 	switch {
 	case err == nil:
 		b.install(be)
+	case opts.Lazy && IsTokenError(err):
+		// Loud even at mcp's default level (error): every call will fail
+		// until this process gets the host's token.
+		b.log.Error("the bridge host does not share this process's token; will keep trying", "addr", b.Addr(), "err", err)
+		b.setUnreachable(err)
+		be = nil
 	case opts.Lazy && !errors.As(err, &stranger):
 		b.log.Warn("no bridge host yet; will keep trying", "addr", b.Addr(), "err", err)
 		b.setUnreachable(err)
@@ -252,6 +258,10 @@ func (b *Bridge) backend(ctx context.Context) (backend, error) {
 			b.mu.Unlock()
 			if err == nil {
 				continue // a host was reached meanwhile
+			}
+			var te *TokenError
+			if errors.As(err, &te) {
+				return nil, te // a host is there, and this process has the wrong token: say so as it is
 			}
 			return nil, newUnreachable(b.Addr(), b.opts.UnreachableWait, err)
 		case <-expired:

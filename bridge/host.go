@@ -55,6 +55,9 @@ type HostConfig struct {
 	// budgets overrides the protocol's deadlines and caps (tests shorten
 	// them); what it leaves zero is the protocol's value.
 	budgets budgets
+	// entropy overrides the host's random values (tests replaying
+	// recorded conversations); what it leaves nil is random.
+	entropy entropy
 }
 
 // Host owns the bridge port: it serves /health, accepts plugin sessions on

@@ -131,7 +131,7 @@ func (h *Host) pluginHandshake(c *websocket.Conn) (protocol.Hello, int, bool) {
 		reject(c, protocol.CodeUnauthorized, "this bridge host has no token and so cannot pair with any plugin; restart it with "+authtoken.EnvToken+" set, or with a config directory it can write")
 		return hello, 0, false
 	}
-	nonce := protocol.NewNonce()
+	nonce := h.newNonce()
 	welcome := protocol.Welcome{
 		ProtocolVersion:      v,
 		HeartbeatIntervalMs:  int(h.cfg.Heartbeat / time.Millisecond),

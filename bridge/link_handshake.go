@@ -36,7 +36,7 @@ func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version strin
 	case protocol.ClientChallenge:
 		challenge = m
 	case protocol.Reject:
-		return zero, refusal(addr, m)
+		return zero, refusal(addr, token, m)
 	case protocol.ClientWelcome:
 		// A welcome without a challenge: something that admits anyone.
 		return zero, unproven(addr, token, "it welcomed this process without proving it holds your token")
@@ -60,7 +60,7 @@ func clientHandshake(ctx context.Context, c *websocket.Conn, addr, version strin
 	case protocol.ClientWelcome:
 		return m, nil
 	case protocol.Reject:
-		return zero, refusal(addr, m)
+		return zero, refusal(addr, token, m)
 	default:
 		return zero, fmt.Errorf("join bridge host at %s: expected client-welcome, got %q", addr, m.Type())
 	}
@@ -83,7 +83,10 @@ func readHandshake(ctx context.Context, c *websocket.Conn, addr string) (protoco
 // refusal is a host's reject as an error the caller does not retry. A
 // reject of our protocol version comes from a process of another
 // studio-bridge version (an older host refuses 3 as unsupported).
-func refusal(addr string, m protocol.Reject) error {
+func refusal(addr string, token authtoken.Token, m protocol.Reject) error {
+	if m.Code == protocol.CodeUnauthorized {
+		return newTokenError(addr, token, "the host refused this process's proof: "+m.Message)
+	}
 	if m.Code == protocol.CodeUnsupportedProtocol {
 		return &protocol.Error{Code: m.Code, Message: fmt.Sprintf(
 			"another studio-bridge version holds port %s: stop it or upgrade (it said: %s)", portOf(addr), m.Message)}
@@ -94,18 +97,11 @@ func refusal(addr string, m protocol.Reject) error {
 // unproven is the error for a process on the port that answers as a
 // studio-bridge host but cannot prove it holds this process's token: a
 // host started with another token (this process has a wrong token), or an
-// impostor. The client cannot tell which, so it names both, with the port,
-// where the OS says the process holding it, and where its own token came
+// impostor. The client cannot tell which; the TokenError names both, with
+// the port, the process holding it and where this process's token came
 // from.
 func unproven(addr string, token authtoken.Token, why string) error {
-	port := portOf(addr)
-	holder := "the process holding it is unknown"
-	if p, ok := ProcessOnPort(port); ok {
-		holder = "it is held by " + p.String()
-	}
-	return &protocol.Error{Code: protocol.CodeUnauthorized, Message: fmt.Sprintf(
-		"the process answering on port %s did not prove it holds your token: %s (%s). Either this process has a wrong token (it uses the token from %s; run `studio-bridge token` beside the bridge host and set %s to what it prints), or that process is not your bridge host (stop it). This process sent it nothing secret",
-		port, why, holder, token.Source, authtoken.EnvToken)}
+	return newTokenError(addr, token, why)
 }
 
 // portOf is addr's port, or addr itself if it has none.

@@ -25,7 +25,7 @@ func (h *Host) resumeGrace() time.Duration {
 // take it over.
 func (h *Host) claimLocked(prev, secret, instanceID string, context protocol.Context) (string, *pluginSession) {
 	if prev == "" || uuid.Validate(prev) != nil {
-		return uuid.NewString(), nil
+		return h.newSessionID(), nil
 	}
 	old := h.plugins[prev]
 	switch {
@@ -36,7 +36,7 @@ func (h *Host) claimLocked(prev, secret, instanceID string, context protocol.Con
 	}
 	h.cfg.Log.Warn("a plugin named a session the host has without its resume secret; it gets a fresh session id and the existing session is untouched",
 		"session", prev, "instance", instanceID, "context", context, "secretPresented", secret != "")
-	return uuid.NewString(), nil
+	return h.newSessionID(), nil
 }
 
 // tellReplacedLocked tells a socket, in-band, that another connection holding
@@ -216,7 +216,7 @@ func (h *Host) attach(sock *pluginSocket, a protocol.Attach) {
 		ConnectedAt:   time.Now().UTC(),
 	}
 	applyAttach(&info, a)
-	s := newSession(h, info, protocol.NewResumeSecret())
+	s := newSession(h, info, h.newResumeSecret())
 	attachLocked(s, sock)
 	h.attachedLocked(sock)
 	h.plugins[id] = s

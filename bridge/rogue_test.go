@@ -123,7 +123,7 @@ func TestRogueHostCollectsNothingReusable(t *testing.T) {
 				t.Fatal("joined a rogue host")
 			}
 			msg := err.Error()
-			for _, w := range []string{tt.says, "port " + strconv.Itoa(rogue.port), "did not prove it holds your token", "wrong token"} {
+			for _, w := range []string{tt.says, "port " + strconv.Itoa(rogue.port), "wrong token: ", authtoken.EnvToken, authtoken.EnvConfigDir, kit.ConfigDir(t)} {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error %q does not say %q", msg, w)
 				}

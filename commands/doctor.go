@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,7 +69,15 @@ var Doctor = Define(Spec[DoctorArgs, DoctorData]{
 	},
 	Run: func(ctx context.Context, env *Env, args *DoctorArgs) (*Result, error) {
 		d := DoctorData{Checks: localChecks(ctx, env.Network)}
-		d.Checks = append(d.Checks, studioChecks(ctx, env, args, hostAnswered(d.Checks))...)
+		d.Checks = append(d.Checks, studioChecks(ctx, env, args, hostAnswered(d.Checks), func(te *bridge.TokenError) {
+			// the token is there but is not the host's: that check fails
+			for i := range d.Checks {
+				if d.Checks[i].Key == "token.file" {
+					d.Checks[i].Status, d.Checks[i].Detail = StatusFailed, te.Error()
+					d.Checks[i].Fix = "give this process the bridge host's config directory (" + authtoken.EnvConfigDir + "; for an MCP server in its client entry's env block) or set " + authtoken.EnvToken
+				}
+			}
+		})...)
 		res := &Result{Data: d, Render: func() string { return d.String() }}
 		if n := d.count(StatusFailed); n > 0 {
 			res.Failure = fmt.Sprintf("doctor: %d check(s) failed; each says what to do", n)
@@ -266,12 +275,20 @@ func allNA(keys []string, why string) []Check {
 
 // studioChecks join the bridge (a client of the host, or the host) and
 // probe every connected window's edit session.
-func studioChecks(ctx context.Context, env *Env, args *DoctorArgs, reachable bool) []Check {
+//
+// A join refused for the token calls wrongToken and points the checks to
+// token.file, rather than repeating the long error on every line.
+func studioChecks(ctx context.Context, env *Env, args *DoctorArgs, reachable bool, wrongToken func(*bridge.TokenError)) []Check {
 	keys := append([]string{"plugin.version"}, studioKeys...)
 	conn := env.Bridge
 	if conn == nil && reachable && env.Join != nil {
 		var err error
 		if conn, err = env.Join(); err != nil {
+			var te *bridge.TokenError
+			if errors.As(err, &te) {
+				wrongToken(te)
+				return allNA(keys, "could not join the bridge: wrong token (see token.file)")
+			}
 			return allNA(keys, "could not join the bridge: "+err.Error())
 		}
 	}

@@ -7,45 +7,13 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // ProbeFacts is what the plugin's probe action reports about its Studio
 // (plugin/src/Actions/Probe.luau); windowChecks turns it into checks, so
 // the wording and the fixes live here, in one place.
-type ProbeFacts struct {
-	// Settings: "ok" (a value written reads back), "nil" (GetSetting gave
-	// nil for a key just written), or "error" (SetSetting or GetSetting
-	// raised; SettingsError says what).
-	Settings      string `json:"settings"`
-	SettingsError string `json:"settingsError,omitempty"`
-	// PluginConnection: PluginConnectionService exists in this Studio.
-	PluginConnection bool `json:"pluginConnection"`
-	// Loadstring: loadstring compiles here (else exec compiles through a
-	// ModuleScript's Source, which Studio limits to 200,000 characters).
-	Loadstring bool `json:"loadstring"`
-	// CaptureService: StudioCaptureService exists; CanCapture is its
-	// CanCaptureScreenshot() here (nil: unknown).
-	CaptureService bool  `json:"captureService"`
-	CanCapture     *bool `json:"canCapture"`
-	// RunService as this DataModel sees it.
-	RunMode bool `json:"runMode"`
-	Running bool `json:"running"`
-	Client  bool `json:"client"`
-	Server  bool `json:"server"`
-	Edit    bool `json:"edit"`
-	// HTTPEnabled is HttpService.HttpEnabled (nil: unreadable).
-	HTTPEnabled *bool `json:"httpEnabled"`
-	// Recording: ChangeHistoryService:TryBeginRecording during a playtest:
-	// "ok", "nil" (refused), or "n/a" (no playtest now).
-	Recording string `json:"recording"`
-	// TestRunning: StudioTestService.EditModeActive is false (Studio runs
-	// a test, whether or not its DataModels run the plugin).
-	TestRunning bool `json:"testRunning"`
-	// Streams is how many web streams the plugin holds itself; Stream is
-	// the --active probe's outcome: "" (not run), "ok", or Studio's error.
-	Streams int    `json:"streams"`
-	Stream  string `json:"stream"`
-}
+type ProbeFacts = actions.ProbeResult
 
 // windowChecks probes one window's edit session and reads its checks.
 func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Instance, active bool) []Check {
@@ -78,11 +46,11 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 // probe asks the edit session's plugin for its facts (the probe action).
 func probe(ctx context.Context, env *Env, conn bridge.Conn, edit protocol.SessionInfo, active bool) (ProbeFacts, error) {
 	var facts ProbeFacts
-	if !edit.HasCapability("probe") {
+	if !edit.HasCapability(actions.Probe) {
 		return facts, fmt.Errorf("the plugin (%s) has no probe action", orUnknown(edit.PluginVersion))
 	}
-	raw, _ := json.Marshal(map[string]bool{"active": active}) // a fixed shape: cannot fail
-	res, err := conn.Call(ctx, edit.SessionID, "probe", raw, bridge.CallOptions{Timeout: env.Timeout})
+	raw, _ := json.Marshal(actions.ProbeRequest{Active: active}) // a fixed shape: cannot fail
+	res, err := conn.Call(ctx, edit.SessionID, actions.Probe, raw, bridge.CallOptions{Timeout: env.Timeout})
 	if err != nil {
 		return facts, err
 	}

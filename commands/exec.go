@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
@@ -118,23 +119,41 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 	},
 })
 
-// execPayload is what the plugin's exec action reads.
-type execPayload struct {
-	Script    string `json:"script"`
-	ChunkName string `json:"chunkName,omitempty"`
-}
-
 // execScript runs source in env.Session, streaming its output; chunkName
 // ("" for the plugin's default) names its chunk.
 func execScript(ctx context.Context, env *Env, source, chunkName string) (ExecData, error) {
-	var data ExecData
-	err := action(ctx, env, "exec", execPayload{Script: source, ChunkName: chunkName}, &data, func(p json.RawMessage) {
-		var l Line
+	var res actions.ExecResult
+	err := action(ctx, env, actions.Exec, actions.ExecRequest{Script: source, ChunkName: chunkName}, &res, func(p json.RawMessage) {
+		var l actions.LogLine
 		if json.Unmarshal(p, &l) == nil {
-			env.emit(l)
+			env.emit(lineOf(l))
 		}
 	})
-	return data, err
+	return execData(res), err
+}
+
+// execData is the exec command's output for the plugin's answer; the
+// locations are added when it is rendered (execResult).
+func execData(r actions.ExecResult) ExecData {
+	return ExecData{Success: r.Success, Error: r.Error, Logs: linesOf(r.Logs), ReturnValues: r.ReturnValues,
+		DroppedLogs: r.DroppedLogs, Traceback: r.Traceback, Undoable: r.Undoable}
+}
+
+// lineOf is the output line of a line the plugin sent.
+func lineOf(l actions.LogLine) Line {
+	return Line{Level: l.Level, Body: l.Body, Timestamp: l.Timestamp, Seq: l.Seq, Truncated: l.Truncated, Bytes: l.Bytes}
+}
+
+// linesOf is lineOf for a list; nil stays nil.
+func linesOf(ls []actions.LogLine) []Line {
+	if ls == nil {
+		return nil
+	}
+	out := make([]Line, len(ls))
+	for i, l := range ls {
+		out[i] = lineOf(l)
+	}
+	return out
 }
 
 // execResult renders an exec's answer.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
@@ -141,35 +142,11 @@ func (l Line) Located() Line {
 	return l
 }
 
-// locateTestCase puts files first in a test's outcome: a --root spec named
-// by its DataModel path gets its file from the map (the path moves to
-// InstancePath), a spec file gets the path of its synced copy, and the
-// message's locations become files.
-func locateTestCase(m *sourcemap.Map, tc TestCase) TestCase {
-	if e, ok := m.Entry(tc.File); ok {
-		tc.InstancePath, tc.File = tc.File, m.Show(e.File)
-	} else if p := m.PathOf(tc.File); p != "" {
-		tc.InstancePath = p
-	}
-	tc.Message = m.RewriteText(tc.Message)
-	return tc
-}
-
-// syncedSpec is a spec file that Rojo syncs into the place: test runs it as
-// --root of its synced folder would, filtered to it (testrunner.luau's
-// CONFIG.only), once Studio's copy is checked against the file.
-type syncedSpec struct {
-	File   string // as the user named it
-	Path   string // its instance
-	Parent string // the folder run as --root
-	Source string // the file's contents
-}
-
 // findSyncedSpec is the synced spec of a test run, or nil: one spec file
 // named, a TestEZ run, and a source map that maps the file. (A Jest run of
 // one spec mounts its folder from disk and filters to it instead.)
-func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
-	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !isSpecFile(filepath.Base(args.Paths[0])) {
+func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *testrun.Synced {
+	if m == nil || args.Root != "" || args.Cloud || args.Runner == "jest" || len(args.Paths) != 1 || !testrun.IsSpecFile(filepath.Base(args.Paths[0])) {
 		return nil
 	}
 	e, ok := m.EntryOfFile(args.Paths[0])
@@ -180,5 +157,5 @@ func findSyncedSpec(m *sourcemap.Map, args *TestArgs) *syncedSpec {
 	if err != nil || len(data) > MaxScriptBytes {
 		return nil // the ordinary mount reports it
 	}
-	return &syncedSpec{File: args.Paths[0], Path: e.Path, Parent: e.Parent, Source: string(data)}
+	return &testrun.Synced{File: args.Paths[0], Path: e.Path, Parent: e.Parent, Source: string(data)}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
 
@@ -141,7 +142,7 @@ func TestLocateTestCase(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := locateTestCase(tc.m, tc.in); got != tc.want {
+			if got := testrun.LocateTestCase(tc.m, tc.in); got != tc.want {
 				t.Errorf("\n got %+v\nwant %+v", got, tc.want)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // LogsArgs are the logs command's arguments.
@@ -19,16 +20,8 @@ type LogsArgs struct {
 	Follow          bool     `json:"follow" short:"f" mcp:"-" usage:"keep printing new lines until interrupted (survives a bridge host failover)"`
 }
 
-// logsRequest is the plugin's logs payload.
-type logsRequest struct {
-	Count           int      `json:"count"`
-	Direction       string   `json:"direction"`
-	Levels          []string `json:"levels,omitempty"`
-	IncludeInternal bool     `json:"includeInternal"`
-}
-
-func (a *LogsArgs) request() logsRequest {
-	return logsRequest{Count: a.Count, Direction: a.Direction, Levels: a.Levels, IncludeInternal: a.IncludeInternal}
+func (a *LogsArgs) request() actions.LogsRequest {
+	return actions.LogsRequest{Count: a.Count, Direction: a.Direction, Levels: a.Levels, IncludeInternal: a.IncludeInternal}
 }
 
 // LogsData is the logs command's output (the plugin's answer).
@@ -36,6 +29,14 @@ type LogsData struct {
 	Entries        []Line `json:"entries"`
 	Total          int    `json:"total"`
 	BufferCapacity int    `json:"bufferCapacity"`
+}
+
+// readLogs runs the logs action: the entries oldest first, as the plugin
+// answers.
+func readLogs(ctx context.Context, env *Env, req actions.LogsRequest) (LogsData, error) {
+	var res actions.LogsResult
+	err := action(ctx, env, actions.Logs, req, &res, nil)
+	return LogsData{Entries: linesOf(res.Entries), Total: res.Total, BufferCapacity: res.BufferCapacity}, err
 }
 
 // internalPrefix marks the plugin's own output lines.
@@ -66,9 +67,9 @@ var Logs = Define(Spec[LogsArgs, LogsData]{
 		var data LogsData
 		var err error
 		if env.Session.Context == protocol.ContextClient {
-			data, err = clientLogs(ctx, env, args.request()) // the server's mirrored lines left out
+			data, err = clientLogs(ctx, env, args.request()) // the server's mirrored lines left out (logs_mirror.go)
 		} else {
-			err = action(ctx, env, "logs", args.request(), &data, nil)
+			data, err = readLogs(ctx, env, args.request())
 		}
 		if err != nil {
 			return nil, err
@@ -122,22 +123,21 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	sid := env.Session.SessionID
 	events := env.Bridge.Events(ctx, sid)
 	sessions := env.Bridge.WatchSessions(ctx)
-	sub := map[string]any{"events": []string{"log"}, "includeInternal": true}
-	if err := action(ctx, env, "subscribe", sub, nil, nil); err != nil {
+	sub := actions.SubscribeRequest{Events: []string{actions.EventLog}, IncludeInternal: true}
+	if err := action(ctx, env, actions.Subscribe, sub, nil, nil); err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
 	defer func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		_ = action(uctx, env, "unsubscribe", sub, nil, nil)
+		_ = action(uctx, env, actions.Unsubscribe, sub, nil, nil)
 	}()
-	read := func(req logsRequest) ([]Line, error) {
-		var data LogsData
-		err := action(ctx, env, "logs", req, &data, nil)
-		return data.Entries, err // oldest first, as the plugin answers
+	read := func(req actions.LogsRequest) ([]Line, error) {
+		data, err := readLogs(ctx, env, req)
+		return data.Entries, err
 	}
-	every := func(count int) logsRequest {
-		return logsRequest{Count: count, Direction: "tail", IncludeInternal: true}
+	every := func(count int) actions.LogsRequest {
+		return actions.LogsRequest{Count: count, Direction: "tail", IncludeInternal: true}
 	}
 
 	// The newest line of any kind, then the snapshot the user asked for: a
@@ -190,7 +190,7 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 				continue
 			}
 			connectedAt = ev.Session.ConnectedAt
-			if err := action(ctx, env, "subscribe", sub, nil, nil); err != nil {
+			if err := action(ctx, env, actions.Subscribe, sub, nil, nil); err != nil {
 				if ctx.Err() == nil {
 					env.Log.Warn("could not resubscribe to logs after the plugin reconnected", "err", err)
 				}

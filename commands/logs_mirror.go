@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // In Play, Studio's LogService reports the server DataModel's Output in the
@@ -58,25 +59,24 @@ func dropMirrored(client, server []Line) []Line {
 // then the client's are cut back to the count asked for. Without a server
 // session in the window (Run mode has none; a test whose server runs no
 // plugin), the client's entries are all there is.
-func clientLogs(ctx context.Context, env *Env, req logsRequest) (LogsData, error) {
-	var data LogsData
+func clientLogs(ctx context.Context, env *Env, req actions.LogsRequest) (LogsData, error) {
 	in, err := window(ctx, env.Bridge, env.Session.InstanceID)
 	server, ok := in.Get(protocol.ContextServer)
 	if err != nil || !ok {
-		err := action(ctx, env, "logs", req, &data, nil)
-		return data, err
+		return readLogs(ctx, env, req)
 	}
 	wide := req
 	if req.Count > 0 {
 		wide.Count = min(2*req.Count+100, 100000)
 	}
-	if err := action(ctx, env, "logs", wide, &data, nil); err != nil {
+	data, err := readLogs(ctx, env, wide)
+	if err != nil {
 		return data, err
 	}
 	senv := *env
 	senv.Session = server
-	var sdata LogsData
-	if err := action(ctx, &senv, "logs", wide, &sdata, nil); err != nil {
+	sdata, err := readLogs(ctx, &senv, wide)
+	if err != nil {
 		return data, nil // the server cannot be read now: the client's lines as they are
 	}
 	kept := dropMirrored(data.Entries, sdata.Entries)
@@ -109,9 +109,9 @@ func withoutMirrored(ctx context.Context, env *Env, lines []Line) []Line {
 	}
 	senv := *env
 	senv.Session = server
-	var sdata LogsData
-	req := logsRequest{Count: min(2*len(lines)+100, 100000), Direction: "tail", IncludeInternal: true}
-	if err := action(ctx, &senv, "logs", req, &sdata, nil); err != nil {
+	req := actions.LogsRequest{Count: min(2*len(lines)+100, 100000), Direction: "tail", IncludeInternal: true}
+	sdata, err := readLogs(ctx, &senv, req)
+	if err != nil {
 		return lines
 	}
 	return dropMirrored(lines, sdata.Entries)

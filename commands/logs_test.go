@@ -11,6 +11,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 	"github.com/studio-bridge/studio-bridge/test/fakeplugin"
 	"github.com/studio-bridge/studio-bridge/test/kit"
 	"github.com/studio-bridge/studio-bridge/test/kit/bridgekit"
@@ -36,7 +37,7 @@ func (b *logBuffer) handler(action string, payload json.RawMessage) fakeplugin.R
 	if action != "logs" {
 		return fakeplugin.Studio(action, payload)
 	}
-	var req logsRequest
+	var req actions.LogsRequest
 	_ = json.Unmarshal(payload, &req)
 	b.mu.Lock()
 	defer b.mu.Unlock()

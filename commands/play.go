@@ -10,6 +10,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/bridge"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // PlayArgs are the play command's arguments.
@@ -203,8 +204,8 @@ func StartTest(ctx context.Context, env *Env, instanceID, mode string, timeout t
 	start := time.Now()
 	done := env.StatusAfter(fmt.Sprintf("starting %s…", mode))
 	defer done()
-	raw, _ := json.Marshal(map[string]string{"action": "start", "mode": mode})
-	if _, err := env.Bridge.Call(ctx, edit.SessionID, "play", raw, bridge.CallOptions{Timeout: timeout}); err != nil {
+	raw, _ := json.Marshal(actions.PlayRequest{Action: actions.PlayStart, Mode: mode}) // a fixed shape: cannot fail
+	if _, err := env.Bridge.Call(ctx, edit.SessionID, actions.Play, raw, bridge.CallOptions{Timeout: timeout}); err != nil {
 		switch protocol.CodeOf(err) {
 		case protocol.CodeUnknownAction:
 			return in, notStarted(&protocol.Error{Code: protocol.CodeCapabilityUnsupported, Message: "This Studio's studio-bridge plugin cannot control playtests; update it with `studio-bridge install-plugin` and restart Studio."})
@@ -276,9 +277,9 @@ func EndTest(ctx context.Context, env *Env, in bridge.Instance, timeout time.Dur
 	start := time.Now()
 	done := env.StatusAfter("stopping the test…")
 	defer done()
-	raw, _ := json.Marshal(map[string]string{"action": "stop"})
+	raw, _ := json.Marshal(actions.PlayRequest{Action: actions.PlayStop}) // a fixed shape: cannot fail
 	callTimeout := min(timeout, 10*time.Second)
-	_, callErr := env.Bridge.Call(ctx, server.SessionID, "play", raw, bridge.CallOptions{Timeout: callTimeout})
+	_, callErr := env.Bridge.Call(ctx, server.SessionID, actions.Play, raw, bridge.CallOptions{Timeout: callTimeout})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

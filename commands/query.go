@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // QueryArgs are the query command's arguments.
@@ -24,43 +25,23 @@ type QueryArgs struct {
 
 // QueryData is the query command's output (the plugin's answer): one of
 // instance, children or services, as the arguments asked.
-type QueryData struct {
-	Instance  *QueryNode     `json:"instance,omitempty"`
-	Children  []QueryNode    `json:"children,omitempty"`
-	Services  []QueryService `json:"services,omitempty"`
-	Truncated bool           `json:"truncated,omitempty"`
-	// Duplicates lists the segments of the path that named several
-	// siblings: the plugin took the first of each (FindFirstChild).
-	Duplicates []QueryDuplicate `json:"duplicates,omitempty"`
-}
+type QueryData = actions.QueryResult
 
-// QueryDuplicate is a prefix of a query's path that names Count siblings.
-type QueryDuplicate struct {
-	Path  string `json:"path"`
-	Count int    `json:"count"`
-}
-
-// QueryNode is one instance. Properties and attributes are typed values
-// ({"$type": "Vector3", "value": [0, 4, 0]}); Children, present when depth
-// asked for them, are nodes of the same shape.
-type QueryNode struct {
-	Name       string           `json:"name"`
-	ClassName  string           `json:"className"`
-	Path       string           `json:"path"`
-	Properties map[string]any   `json:"properties"`
-	Attributes map[string]any   `json:"attributes"`
-	ChildCount int              `json:"childCount"`
-	Children   []map[string]any `json:"children,omitempty"`
-}
-
-// QueryService is one service of the DataModel.
-type QueryService struct {
-	Name      string `json:"name"`
-	ClassName string `json:"className"`
-}
+// QueryDuplicate, QueryNode and QueryService are parts of a QueryData.
+type (
+	QueryDuplicate = actions.QueryDuplicate
+	QueryNode      = actions.QueryNode
+	QueryService   = actions.QueryService
+)
 
 // MaxQueryDepth is the deepest tree the plugin describes (it refuses more).
-const MaxQueryDepth = 10
+const MaxQueryDepth = actions.MaxQueryDepth
+
+// request is the plugin's query payload.
+func (a *QueryArgs) request() actions.QueryRequest {
+	return actions.QueryRequest{Path: a.Path, Depth: a.Depth, Properties: a.Properties,
+		IncludeAttributes: a.IncludeAttributes, Children: a.Children, ListServices: a.ListServices}
+}
 
 // Query inspects the DataModel.
 var Query = Define(Spec[QueryArgs, QueryData]{
@@ -87,7 +68,7 @@ var Query = Define(Spec[QueryArgs, QueryData]{
 	},
 	Run: func(ctx context.Context, env *Env, args *QueryArgs) (*Result, error) {
 		var raw json.RawMessage
-		if err := action(ctx, env, "query", args, &raw, nil); err != nil {
+		if err := action(ctx, env, actions.Query, args.request(), &raw, nil); err != nil {
 			return nil, err
 		}
 		var data QueryData

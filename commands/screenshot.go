@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
 // ScreenshotArgs are the screenshot command's arguments.
@@ -31,14 +32,6 @@ type ScreenshotData struct {
 	Height     int    `json:"height"`
 	Bytes      int    `json:"bytes"`
 	Base64Data string `json:"base64Data,omitempty"`
-}
-
-// screenshotPayload is the plugin's answer: raw RGBA pixels.
-type screenshotPayload struct {
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-	Format string `json:"format"`
-	Data   []byte `json:"data"`
 }
 
 // Screenshot captures the Studio viewport.
@@ -64,9 +57,9 @@ var Screenshot = Define(Spec[ScreenshotArgs, ScreenshotData]{
 		return nil
 	},
 	Run: func(ctx context.Context, env *Env, args *ScreenshotArgs) (*Result, error) {
-		var shot screenshotPayload
+		var shot actions.ScreenshotResult
 		env.status("capturing the Studio viewport…")
-		if err := action(ctx, env, "screenshot", struct{}{}, &shot, nil); err != nil {
+		if err := action(ctx, env, actions.Screenshot, actions.ScreenshotRequest{}, &shot, nil); err != nil {
 			return nil, err
 		}
 		img, err := PNG(shot.Width, shot.Height, shot.Format, shot.Data)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/sourcemap"
 )
@@ -76,7 +77,7 @@ func TestRootMissing(t *testing.T) {
 		args TestArgs
 		want []string
 	}{
-		{"synced spec", TestArgs{synced: &syncedSpec{File: "src/shared/util/Gone.spec.luau", Path: "ReplicatedStorage.Shared.util.Strings.spec", Parent: "ReplicatedStorage.Shared.util"}},
+		{"synced spec", TestArgs{synced: &testrun.Synced{File: "src/shared/util/Gone.spec.luau", Path: "ReplicatedStorage.Shared.util.Strings.spec", Parent: "ReplicatedStorage.Shared.util"}},
 			[]string{"test: cannot run src/shared/util/Gone.spec.luau: the source map", "lists ReplicatedStorage.Shared.util.Strings.spec (from src/shared/util/Strings.spec.luau)", "Studio has no such instance"}},
 		{"mapped --root", TestArgs{Root: "ReplicatedStorage.Shared.util"},
 			[]string{"test: --root ReplicatedStorage.Shared.util: no such instance in the place; the source map", "with ReplicatedStorage.Shared.util.Strings from src/shared/util/Strings.luau"}},
@@ -93,7 +94,7 @@ func TestRootMissing(t *testing.T) {
 					t.Errorf("%q lacks %q", err, w)
 				}
 			}
-			if strings.Contains(err.Error(), mountPrefix) {
+			if strings.Contains(err.Error(), testrun.MountPrefix) {
 				t.Errorf("%q names a mount", err)
 			}
 		})

@@ -6,15 +6,11 @@ import (
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
-// StateData is the state command's output.
-type StateData struct {
-	State     protocol.State `json:"state"`
-	PlaceName string         `json:"placeName"`
-	PlaceID   int64          `json:"placeId"`
-	GameID    int64          `json:"gameId"`
-}
+// StateData is the state command's output: the plugin's answer.
+type StateData = actions.StateResult
 
 // State reports a session's run mode and place.
 var State = Define(Spec[NoArgs, StateData]{
@@ -31,7 +27,7 @@ var State = Define(Spec[NoArgs, StateData]{
 	},
 	Run: func(ctx context.Context, env *Env, _ *NoArgs) (*Result, error) {
 		var data StateData
-		if err := action(ctx, env, "state", struct{}{}, &data, nil); err != nil {
+		if err := action(ctx, env, actions.State, actions.StateRequest{}, &data, nil); err != nil {
 			return nil, err
 		}
 		text := fmt.Sprintf("State:  %s\nPlace:  %s (placeId %d)\nGame:   %d\nTarget: %s session %s\n",

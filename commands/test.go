@@ -2,25 +2,33 @@ package commands
 
 import (
 	"context"
-	"crypto/rand"
-	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 	"github.com/studio-bridge/studio-bridge/protocol"
+	"github.com/studio-bridge/studio-bridge/protocol/actions"
 )
 
-// runnerSource is the Luau runner (testrunner.luau) sent as one exec.
-//
-//go:embed testrunner.luau
-var runnerSource string
+// The test command: its arguments, its definition and its wording. The
+// runner itself (spec discovery, the Luau runner and its script, the
+// answer, the reports, sharding, timings and merging) is commands/testrun;
+// test --cloud's Open Cloud runs are test_cloud.go.
+
+// The report types are the runner's (testrun); these names keep the
+// command's result types beside its definition.
+type (
+	TestCase        = testrun.TestCase
+	TestData        = testrun.TestData
+	ShardedTestData = testrun.ShardedTestData
+	ShardReport     = testrun.ShardReport
+)
 
 // TestArgs are the test command's arguments.
 type TestArgs struct {
@@ -31,6 +39,9 @@ type TestArgs struct {
 	JestPath   string   `json:"jestPath" flag:"jest-path" usage:"with --runner jest: Jest-Lua's Jest ModuleScript in the place (default: ReplicatedStorage.DevPackages.Jest, …)" desc:"With runner 'jest': instance path of Jest-Lua's Jest ModuleScript in the place. Default: the usual locations (ReplicatedStorage.DevPackages.Jest, Packages.Jest, roblox-ts's rbxts_include.node_modules.@rbxts-js.Jest)."`
 	Reporter   string   `json:"reporter" enum:"text,github" default:"text" mcp:"-" usage:"how failures are reported: text, or github (::error workflow commands for GitHub Actions)"`
 	JUnit      string   `json:"junit" flag:"junit" mcp:"-" usage:"also write a JUnit XML report to this FILE"`
+	// ChangedSince runs only the specs a git change concerns
+	// (test_changed.go).
+	ChangedSince string `json:"changedSince" flag:"changed-since" mcp:"-" usage:"run only the specs whose files, or files they require (followed through the source map), changed since git REF (git diff REF... and uncommitted changes); says how many it skipped"`
 	// Cloud runs through Open Cloud Luau Execution (test_cloud.go), in
 	// the place CloudPlace names.
 	Cloud bool `json:"cloud" mcp:"-" usage:"run in Roblox Open Cloud (Luau Execution) against a place version holding TestEZ and the specs; needs --root and ROBLOX_API_KEY"`
@@ -39,7 +50,11 @@ type TestArgs struct {
 	Playtest
 	// synced is the spec file Rojo syncs, when one is named alone and the
 	// source map maps it (set by testScript; locations.go).
-	synced *syncedSpec
+	synced *testrun.Synced
+	// changes are --changed-since's, and skipped the specs it left out
+	// (set by runTest and testScript).
+	changes *testrun.Changes
+	skipped int
 }
 
 // Test runs TestEZ (or Jest-Lua) specs in a session, a playtest or Open
@@ -68,27 +83,6 @@ var Test = Define(Spec[TestArgs, TestData]{
 
 func (a *TestArgs) playChoice() playChoice { return a.choice("test") }
 
-// testPayload is the exec request: History false asks the plugin to leave
-// no undo step for the temporary folder (ignored by plugins that predate it).
-type testPayload struct {
-	Script    string `json:"script"`
-	ChunkName string `json:"chunkName"`
-	History   bool   `json:"history"`
-}
-
-// runnerAnswer is what the runner returns (one JSON string).
-type runnerAnswer struct {
-	Error      string            `json:"error"`
-	Searched   []string          `json:"searched"`
-	Tests      []TestCase        `json:"tests"`
-	DurationMs int64             `json:"durationMs"`
-	Names      map[string]string `json:"names"`
-	// File and Bytes name the file Studio refused as a Source
-	// (source-too-large).
-	File  string `json:"file"`
-	Bytes int    `json:"bytes"`
-}
-
 // wallyLine is what adds TestEZ to a Wally project; jestWallyLines add
 // Jest-Lua (its runner and the globals specs require).
 const (
@@ -97,15 +91,27 @@ const (
 )
 
 func runTest(ctx context.Context, env *Env, args *TestArgs) (*Result, error) {
-	if err := checkTestArgs(args); err != nil {
+	err := checkTestArgs(args)
+	if err != nil {
 		return nil, err
 	}
 	if len(args.Merge) > 0 {
 		return runTestMerge(env, args)
 	}
+	if args.ChangedSince != "" {
+		if args.changes, err = changedSince(ctx, args); err != nil {
+			return nil, err
+		}
+	}
 	script, names, err := testScript(args, env.specScope())
+	if errors.Is(err, testrun.ErrUnchanged) {
+		return unchangedReport(env, args)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if args.changes != nil {
+		fmt.Fprintf(env.stderr(), "test: --changed-since %s: skipping %d spec(s): they and everything they require are unchanged\n", args.ChangedSince, args.skipped)
 	}
 	if args.Cloud {
 		return runTestCloud(ctx, env, args, script)
@@ -123,14 +129,19 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 	if len(script) > protocol.MaxRequestPayloadBytes-4096 {
 		return nil, UsageError{fmt.Errorf("test: the specs and their helpers make a %d-byte script; a Studio plugin takes at most %d (PROTOCOL.md 12.13): name fewer folders", len(script), protocol.MaxRequestPayloadBytes-4096)}
 	}
-	var data ExecData
+	var data actions.ExecResult
 	started := time.Now()
-	err := action(ctx, env, "exec", testPayload{Script: script, ChunkName: "StudioBridgeTest", History: false}, &data, func(p json.RawMessage) {
-		var l Line
-		if json.Unmarshal(p, &l) == nil && env.Stderr != nil {
+	// History false asks the plugin to leave no undo step for the
+	// temporary folder (ignored by plugins that predate it).
+	noHistory := false
+	req := actions.ExecRequest{Script: script, ChunkName: "StudioBridgeTest", History: &noHistory}
+	err := action(ctx, env, actions.Exec, req, &data, func(p json.RawMessage) {
+		var wire actions.LogLine
+		if json.Unmarshal(p, &wire) == nil && env.Stderr != nil {
+			l := lineOf(wire)
 			// the specs' own output: on stderr, so stdout keeps the
 			// report; naming files, not the mounted instances
-			l.Body = renameInstances(l.Body, names)
+			l.Body = testrun.RenameInstances(l.Body, names)
 			fmt.Fprint(env.Stderr, RenderLine(l))
 		}
 	})
@@ -148,6 +159,9 @@ func runTestIn(ctx context.Context, env *Env, args *TestArgs, script string, nam
 }
 
 func checkTestArgs(args *TestArgs) error {
+	if args.ChangedSince != "" && len(args.Merge) > 0 {
+		return Usagef("test: %s merges reports; %s chooses specs to run, and does not combine with it", ArgName("merge"), ArgName("changedSince"))
+	}
 	if err := checkCloudTestArgs(args); err != nil || len(args.Merge) > 0 {
 		return err
 	}
@@ -180,84 +194,49 @@ func checkTestArgs(args *TestArgs) error {
 	return nil
 }
 
-// testScript is the exec script: one CONFIG line, then the runner. names
-// maps the instances it will mount (under either container) to their
-// files, for the output lines streamed while it runs.
-func testScript(args *TestArgs, scope specScope) (script string, names map[string]string, err error) {
-	var b strings.Builder
-	b.WriteString("local CONFIG = {runId=")
-	var id [6]byte
-	_, _ = rand.Read(id[:])
-	runID := hex.EncodeToString(id[:])
-	luauString(&b, runID)
-	if s := findSyncedSpec(SourceMap(), args); s != nil {
-		args.synced = s
-		b.WriteString(",root=")
-		luauString(&b, s.Parent)
-		b.WriteString(",synced=")
-		luauString(&b, s.Path)
-		b.WriteString(",expectSource=")
-		luauString(&b, s.Source)
-	} else if args.Root != "" {
-		b.WriteString(",root=")
-		luauString(&b, args.Root)
-	} else {
-		nodes, specs, _, err := specTree(scope, args.Paths)
-		if err != nil {
-			return "", nil, UsageError{fmt.Errorf("test: %w", err)}
-		}
-		names = map[string]string{}
-		for _, container := range []string{"ServerStorage", "ReplicatedStorage"} {
-			for _, n := range nodes {
-				n.names(container+"."+mountPrefix+runID, names)
-			}
-		}
-		if specs == 0 {
-			var where any = CurrentFolder("")
-			if len(args.Paths) > 0 {
-				where = strings.Join(args.Paths, ", ")
-			} else if wd, err := os.Getwd(); err == nil {
-				where = CurrentFolder(wd)
-			}
-			return "", nil, UsageError{fmt.Errorf("test: %w in %w (files named *.spec.luau or *.spec.lua)", errNoSpecs, Wordf("%s", where))}
-		}
-		b.WriteString(",tree={")
-		for i, n := range nodes {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			n.luau(&b)
-		}
-		b.WriteString("}")
+// testScript is the exec script (testrun.Script): one CONFIG line, then
+// the runner. names maps the instances it will mount to their files.
+func testScript(args *TestArgs, scope testrun.SpecScope) (script string, names map[string]string, err error) {
+	args.synced = findSyncedSpec(SourceMap(), args)
+	c := testrun.Config{
+		Root: args.Root, Synced: args.synced, Paths: args.Paths, Scope: scope,
+		TestEZPath: args.TestEZPath, Runner: args.Runner, JestPath: args.JestPath,
 	}
-	if args.TestEZPath != "" {
-		b.WriteString(",testezPath=")
-		luauString(&b, args.TestEZPath)
+	if args.changes != nil {
+		skipChanged(args, &c)
 	}
-	if args.Runner == "jest" {
-		b.WriteString(",runner=\"jest\"")
-		if args.JestPath != "" {
-			b.WriteString(",jestPath=")
-			luauString(&b, args.JestPath)
+	built, err := testrun.Script(c)
+	if c.SkipFile != nil {
+		args.skipped = built.Skipped
+	}
+	switch {
+	case errors.Is(err, testrun.ErrUnchanged):
+		return "", nil, err
+	case errors.Is(err, testrun.ErrNoSpecs):
+		var where any = CurrentFolder("")
+		if len(args.Paths) > 0 {
+			where = strings.Join(args.Paths, ", ")
+		} else if wd, err := os.Getwd(); err == nil {
+			where = CurrentFolder(wd)
 		}
+		return "", nil, UsageError{fmt.Errorf("test: %w in %w (files named *.spec.luau or *.spec.lua)", testrun.ErrNoSpecs, Wordf("%s", where))}
+	case err != nil:
+		return "", nil, UsageError{fmt.Errorf("test: %w", err)}
 	}
-	b.WriteString("}\n")
-	b.WriteString(runnerSource)
-	return b.String(), names, nil
+	return built.Script, built.Names, nil
 }
 
-// mountPrefix starts the temporary folder's name (testrunner.luau).
-const mountPrefix = "StudioBridgeTest_"
+// specScope is where test may read spec files: the surface's project root,
+// confined or not.
+func (env *Env) specScope() testrun.SpecScope {
+	return testrun.SpecScope{Project: env.Project, Confine: env.Confine}
+}
 
 // testResult decodes the runner's answer into the report.
 func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Duration) (*Result, error) {
-	var text string
-	if len(values) != 1 || json.Unmarshal(values[0], &text) != nil {
-		return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: "test: the runner answered an unexpected shape"}
-	}
-	var ans runnerAnswer
-	if err := json.Unmarshal([]byte(text), &ans); err != nil {
-		return nil, &protocol.Error{Code: protocol.CodeInvalidPayload, Message: fmt.Sprintf("test: the runner's answer is not JSON: %v", err)}
+	ans, err := testrun.DecodeAnswer(values)
+	if err != nil {
+		return nil, err
 	}
 	switch ans.Error {
 	case "":
@@ -284,23 +263,16 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 		if args.Root != "" {
 			where = args.Root
 		}
-		return nil, UsageError{fmt.Errorf("test: %w under %s (ModuleScripts named *.spec)", errNoSpecs, where)}
+		return nil, UsageError{fmt.Errorf("test: %w under %s (ModuleScripts named *.spec)", testrun.ErrNoSpecs, where)}
 	default:
 		return nil, fmt.Errorf("test: the runner failed: %s", ans.Error)
 	}
-	data := TestData{Tests: ans.Tests, DurationMs: ans.DurationMs}
-	if data.DurationMs == 0 {
-		data.DurationMs = took.Milliseconds()
-	}
-	if data.Tests == nil {
-		data.Tests = []TestCase{}
-	}
-	// messages name the mounted instances; people know the files
-	for i := range data.Tests {
-		data.Tests[i].Message = dropFrames(renameInstances(data.Tests[i].Message, ans.Names))
-		data.Tests[i] = locateTestCase(SourceMap(), data.Tests[i])
-	}
-	data.count()
+	return runReport(args, ans.Data(SourceMap(), took))
+}
+
+// runReport renders one run's report: text or GitHub, JUnit when asked, a
+// failure when a test failed.
+func runReport(args *TestArgs, data TestData) (*Result, error) {
 	res := &Result{Data: data}
 	switch args.Reporter {
 	case "github":
@@ -319,37 +291,79 @@ func testResult(env *Env, args *TestArgs, values []json.RawMessage, took time.Du
 	return res, nil
 }
 
-// frameLine is one line of a Luau traceback: "Chunk.Name:12" or
-// "Chunk.Name:12 function f".
-var frameLine = regexp.MustCompile(`^\S+:\d+( function \S+)?$`)
-
-// dropFrames removes TestEZ's traceback lines from a failure message (the
-// first line holds the file, line and message); what a test wrote on
-// several lines stays.
-func dropFrames(msg string) string {
-	lines := strings.Split(msg, "\n")
-	out := lines[:1]
-	for _, l := range lines[1:] {
-		if !frameLine.MatchString(strings.TrimSpace(l)) && strings.TrimSpace(l) != "stack traceback:" {
-			out = append(out, l)
+// runTestMerge is test --merge: the shards' reports as one, in the format
+// asked for, the timings file updated with every shard's durations.
+func runTestMerge(env *Env, args *TestArgs) (*Result, error) {
+	parts := make([]*ShardedTestData, 0, len(args.Merge))
+	for _, f := range args.Merge {
+		p, err := testrun.ReadReport(f)
+		if err != nil {
+			return nil, runnerUsage(err)
 		}
+		parts = append(parts, p)
 	}
-	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+	data, err := testrun.MergeReports(parts, args.Merge)
+	if err != nil {
+		return nil, runnerUsage(err)
+	}
+	old, err := testrun.ReadTimings(args.Timings)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if err := writeTimings(args.Timings, old, data.SpecDurations); err != nil {
+		logOf(env).Warn("test --merge: the timings file could not be written", "file", args.Timings, "err", err)
+	}
+	return testReport(args, data)
 }
 
-// renameInstances replaces mounted instances' full names by their files,
-// longest first (a folder's name is a prefix of its children's).
-func renameInstances(msg string, names map[string]string) string {
-	if msg == "" || len(names) == 0 {
-		return msg
+// testReport renders a merged report as one run's: text or GitHub, JUnit
+// when asked, a failure when a test failed.
+func testReport(args *TestArgs, data *ShardedTestData) (*Result, error) {
+	d := *data
+	res := &Result{Data: d}
+	switch args.Reporter {
+	case "github":
+		res.Render = func() string { return d.GitHub() }
+	default:
+		res.Render = func() string { return d.Summary() }
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
+	if args.JUnit != "" {
+		if err := os.WriteFile(args.JUnit, d.JUnit(), 0o644); err != nil {
+			return nil, fmt.Errorf("test: write the JUnit report: %w", err)
+		}
 	}
-	sortLongestFirst(keys)
-	for _, k := range keys {
-		msg = strings.ReplaceAll(msg, k+":", names[k]+":")
+	if d.Failed > 0 {
+		res.Failure = fmt.Sprintf("%d of %d tests failed", d.Failed, d.Passed+d.Failed)
 	}
-	return msg
+	return res, nil
+}
+
+// writeTimings updates the timings file at path (none: "") with measured
+// (spec → ms), keeping the specs this run did not measure, atomically.
+func writeTimings(path string, old, measured map[string]int64) error {
+	raw := testrun.EncodeTimings(old, measured)
+	if path == "" || raw == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, raw)
+}
+
+// parseShard is --shard I/N (testrun.ParseShard), a usage error when it is
+// not one.
+func parseShard(s string) (testrun.Shard, error) {
+	sel, err := testrun.ParseShard(s)
+	return sel, runnerUsage(err)
+}
+
+// runnerUsage makes the runner's usage errors (testrun.UsageError) the
+// command's.
+func runnerUsage(err error) error {
+	var ue testrun.UsageError
+	if errors.As(err, &ue) {
+		return UsageError{err}
+	}
+	return err
 }

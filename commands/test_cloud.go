@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/studio-bridge/studio-bridge/cloud"
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 )
 
 // CloudTest are test --cloud's own arguments: how a suite is split across
@@ -42,8 +43,8 @@ var tuneCloudClient func(*cloud.Client)
 func checkCloudTestArgs(args *TestArgs) error {
 	c := &args.CloudTest
 	if len(c.Merge) > 0 {
-		if len(c.Merge) > maxShards {
-			return Usagef("test: %s names %d reports; at most %d", ArgName("merge"), len(c.Merge), maxShards)
+		if len(c.Merge) > testrun.MaxShards {
+			return Usagef("test: %s names %d reports; at most %d", ArgName("merge"), len(c.Merge), testrun.MaxShards)
 		}
 		if len(args.Paths) > 0 || args.Root != "" || args.Cloud || args.Play || args.Run {
 			return Usagef("test: %s merges reports; it takes no spec paths, %s, %s or a playtest", ArgName("merge"), ArgName("root"), ArgName("cloud"))
@@ -184,7 +185,7 @@ func (r *cloudTestRun) run(ctx context.Context) (*ShardedTestData, error) {
 	if err := r.upload(ctx); err != nil {
 		return nil, err
 	}
-	timings, err := readTimings(r.args.Timings)
+	timings, err := testrun.ReadTimings(r.args.Timings)
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -201,11 +202,15 @@ func (r *cloudTestRun) run(ctx context.Context) (*ShardedTestData, error) {
 		if err != nil {
 			return nil, err
 		}
-		mine := pickShard(all, timings, sel)
+		mine := testrun.PickShard(all, timings, sel)
+		if len(mine) == 0 && r.args.ChangedSince != "" {
+			// --changed-since left every spec of this slice out
+			return &ShardedTestData{TestData: TestData{Tests: []TestCase{}}, Shards: []ShardReport{}}, nil
+		}
 		if len(mine) == 0 {
 			return nil, Usagef("test --cloud: shard %s of %d specs under %s is empty; use fewer shards", sel, len(all), r.args.Root)
 		}
-		for _, sl := range splitSpecs(mine, timings, parallel) {
+		for _, sl := range testrun.SplitSpecs(mine, timings, parallel) {
 			if len(sl) > 0 {
 				slices = append(slices, sl)
 			}
@@ -215,7 +220,7 @@ func (r *cloudTestRun) run(ctx context.Context) (*ShardedTestData, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := mergeReports(parts, make([]string, len(parts)))
+	data, err := testrun.MergeReports(parts, make([]string, len(parts)))
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +471,7 @@ func deadlineReport(index int, specs []string, err error, took time.Duration) *S
 		d.Tests = append(d.Tests, TestCase{Name: s, Status: "failed", File: s,
 			Message: fmt.Sprintf("the Open Cloud task running this spec did not finish: %v; its results are lost (split the suite further with --parallel)", err)})
 	}
-	d.count()
+	d.Count()
 	return d
 }
 
@@ -520,7 +525,7 @@ func luauList(items []string) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		luauString(&b, s)
+		testrun.LuauString(&b, s)
 	}
 	b.WriteByte('}')
 	return b.String()

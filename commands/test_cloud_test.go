@@ -15,6 +15,7 @@ import (
 
 	"github.com/studio-bridge/studio-bridge/cloud"
 	"github.com/studio-bridge/studio-bridge/cloud/cloudtest"
+	"github.com/studio-bridge/studio-bridge/commands/testrun"
 )
 
 // cloudSuite starts a stand-in whose tasks answer from a suite of n specs
@@ -183,7 +184,7 @@ func TestCloudShardsMerge(t *testing.T) {
 		}
 	}
 	// every shard wrote its specs' timings
-	tm, err := readTimings(timings)
+	tm, err := testrun.ReadTimings(timings)
 	if err != nil || len(tm) != 25 {
 		t.Fatalf("timings %d %v", len(tm), err)
 	}

@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/studio-bridge/studio-bridge/bridge"
@@ -77,9 +79,14 @@ func sessionLogs(conn bridge.Conn) sdk.ResourceHandler {
 func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition, t bridge.Target, uri string) (*sdk.ReadResourceResult, error) {
 	o := commands.Invoke(ctx, commands.Request{Command: d, Target: t,
 		Env: commands.Env{Bridge: conn, Stdout: discard{}, Stderr: discard{}}})
+	var wrongToken *bridge.TokenError
 	switch {
 	case o.Unreachable:
 		return nil, connectError(o)
+	case errors.As(o.Err, &wrongToken):
+		// A host is there and this server has the wrong token: say so in
+		// the message itself, which every client shows.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: wrongToken.Error()}
 	case o.Resolve != 0:
 		return nil, sdk.ResourceNotFoundError(uri)
 	case o.Kind != commands.Done:
@@ -90,7 +97,16 @@ func runAsResource(ctx context.Context, conn bridge.Conn, d *commands.Definition
 
 // WatchResources keeps one logs resource per connected session and tells
 // subscribers when the session list changes, until ctx ends.
+//
+// It also announces new lines of each subscribed session's logs resource
+// (notifications/resources/updated, at most once per LogUpdateInterval).
 func WatchResources(ctx context.Context, s *sdk.Server, conn bridge.Conn) {
+	if f, ok := feeds.Load(s); ok {
+		fctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); f.(*logFeed).run(fctx, s) }()
+		defer func() { stop(); <-done; feeds.Delete(s) }()
+	}
 	events := conn.WatchSessions(ctx)
 	refresh := func() {
 		list, err := conn.Sessions(ctx)

@@ -93,6 +93,7 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	feed := newLogFeed(conn)
 	s := sdk.NewServer(&sdk.Implementation{Name: "studio-bridge", Version: opts.Version}, &sdk.ServerOptions{
 		Logger:       opts.Log,
 		Capabilities: &sdk.ServerCapabilities{},
@@ -106,9 +107,13 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 				// with JSON-RPC code 0.
 				return sdk.ResourceNotFoundError(req.Params.URI)
 			}
+			feed.subscribe(req.Session, req.Params.URI)
 			return nil
 		},
-		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(_ context.Context, req *sdk.UnsubscribeRequest) error {
+			feed.unsubscribe(req.Session, req.Params.URI)
+			return nil
+		},
 		Instructions: "studio-bridge connects you to running Roblox Studio windows. Call studio_sessions first; " +
 			"pass sessionId when several Studio windows are connected, and context (edit, server, client) in Play mode.",
 	})
@@ -120,6 +125,7 @@ func New(conn bridge.Conn, opts Options) (*sdk.Server, error) {
 	}
 	s.AddReceivingMiddleware(unknownTools(tools))
 	addResources(s, conn)
+	feeds.Store(s, feed)
 	return s, nil
 }
 

@@ -7,4 +7,8 @@
 // that document is the source of truth and changes only with a version bump or
 // a backwards-compatible addition. Decoders here read bytes straight from the
 // network, so they never panic on malformed input and are fuzzed.
+//
+// What travels inside a plugin request, the action contract, is
+// ACTIONS.md and package protocol/actions; package protocol/transcript
+// reads the recorded conversations that pin both.
 package protocol

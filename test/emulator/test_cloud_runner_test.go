@@ -10,12 +10,12 @@ import (
 	"github.com/studio-bridge/studio-bridge/protocol"
 )
 
-// runnerWith runs commands/testrunner.luau in the emulator with the given
+// runnerWith runs commands/testrun/testrunner.luau in the emulator with the given
 // CONFIG fields (as test --cloud sends it to an Open Cloud task) and
 // decodes its JSON answer.
 func runnerWith(t *testing.T, port int, config string, into any) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "commands", "testrunner.luau"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "commands", "testrun", "testrunner.luau"))
 	if err != nil {
 		t.Fatal(err)
 	}

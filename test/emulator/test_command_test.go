@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // red (failing expectations and errors), broken (a spec that does not
 // compile, one that throws while loading, one that passes beside them),
 // hooks (planning errors, a failing beforeAll, a spec returning no
-// function) and slow (waits, for cancel).
+// function), slow (waits, for cancel) and timed (waits, for durations).
 var specsDir, _ = filepath.Abs(filepath.Join("testdata", "specs"))
 
 func testRun(t *testing.T, port int, wantCode int, args ...string) commands.TestData {
@@ -41,13 +42,16 @@ func testRunIn(t *testing.T, dir string, port int, wantCode int, args ...string)
 }
 
 // checkCases checks that d reports each test of want, by name, exactly as
-// want has it.
+// want has it, but for its duration (the machine's; the timed specs check
+// durations).
 func checkCases(t *testing.T, d commands.TestData, want map[string]commands.TestCase) {
 	t.Helper()
 	got := byName(d)
 	for name, w := range want {
 		w.Name = name
-		if got[name] != w {
+		g := got[name]
+		g.DurationMs = 0
+		if g != w {
 			t.Errorf("%s:\n got %+v\nwant %+v", name, got[name], w)
 		}
 	}
@@ -170,6 +174,41 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 		}
 	})
 
+	t.Run("each test's duration: its it function, yields included", func(t *testing.T) {
+		out, errOut, code := cliIn(t, specsDir, port, "test", "--json", "timed")
+		if code != 1 {
+			t.Fatalf("exit %d: %s %s", code, out, errOut)
+		}
+		var d commands.TestData
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("stdout is not the JSON document: %v\n%s", err, out)
+		}
+		checkCases(t, d, map[string]commands.TestCase{
+			"timed › waits a tenth of a second": {Status: "passed", File: "timed/waits.spec.luau"},
+			// the timing wrapper rethrows the test's error as it was
+			"timed › fails after waiting": {Status: "failed", File: "timed/waits.spec.luau", Line: 14, Message: "timed/waits.spec.luau:14: late"},
+			"timed › never runs":          {Status: "skipped", File: "timed/waits.spec.luau"},
+		})
+		// the test printed what its own body measured, by the same clock:
+		// the reported duration holds all of it (the wait included)
+		var waited int64 = -1
+		for _, l := range strings.Split(errOut, "\n") {
+			if _, after, ok := strings.Cut(l, "waited-ms "); ok {
+				fmt.Sscan(after, &waited)
+			}
+		}
+		got := byName(d)
+		if ms := got["timed › waits a tenth of a second"].DurationMs; waited < 0 || ms < waited {
+			t.Errorf("the test's body measured %d ms of itself, its duration is %d ms (stderr %q)", waited, ms, errOut)
+		}
+		if ms := got["timed › fails after waiting"].DurationMs; ms <= 0 {
+			t.Errorf("a failed test that waited reports %d ms", ms)
+		}
+		if ms := got["timed › never runs"].DurationMs; ms != 0 {
+			t.Errorf("a skipped test reports %d ms", ms)
+		}
+	})
+
 	t.Run("github reporter and JUnit file", func(t *testing.T) {
 		junit := filepath.Join(t.TempDir(), "junit.xml")
 		out, errOut, code := cliIn(t, specsDir, port, "test", "red", "--reporter", "github", "--junit", junit)
@@ -181,7 +220,7 @@ func TestTestCommandAgainstTheEmulator(t *testing.T) {
 			t.Fatalf("github output:\n%s", out)
 		}
 		x := readFile(t, junit)
-		if !strings.Contains(x, `<testsuite name="red/failing.spec.luau" tests="3" failures="2" skipped="0">`) {
+		if !strings.Contains(x, `<testsuite name="red/failing.spec.luau" tests="3" failures="2" skipped="0" time="`) {
 			t.Fatalf("junit:\n%s", x)
 		}
 	})

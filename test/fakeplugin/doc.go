@@ -13,4 +13,9 @@
 // proof and proves the pairing key (Config.Key, else DefaultKey, which
 // package kit sets to the key of the tests' token); Config.Unpaired and
 // Config.TrustAnyHost make it misbehave there too.
+//
+// The recorded conversations (protocol/testdata/transcripts) are replayed
+// against it (transcript_test.go), so its frames are the real plugin's;
+// Config.Nonce fixes its hello nonce for that. Studio's canned answers
+// follow the result types of package protocol/actions (studio_test.go).
 package fakeplugin

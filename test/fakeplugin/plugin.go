@@ -49,6 +49,9 @@ type Config struct {
 	Key          []byte
 	Unpaired     bool
 	TrustAnyHost bool
+	// Nonce, when set, draws the hello's nonce instead of the random
+	// source (the recorded conversations replay with the transcript's).
+	Nonce func() string
 
 	Context      protocol.Context
 	State        protocol.State
@@ -146,14 +149,20 @@ func Start(cfg Config) *Plugin {
 			PlaceID: cfg.PlaceID, GameID: cfg.GameID, Capabilities: cfg.Capabilities, Handler: cfg.Handler}}
 	}
 	w := &Plugin{cfg: cfg, attached: make(chan struct{}), welcomed: make(chan string, 16), closeCode: -1}
-	for _, sc := range cfg.Sessions {
+	for i, sc := range cfg.Sessions {
+		// refs as the real plugin names its attaches: "self" for the
+		// DataModel that holds the socket, "relay-N" for those it relays
+		ref := "self"
+		if i > 0 {
+			ref = fmt.Sprintf("relay-%d", i)
+		}
 		if sc.Context == "" {
 			sc.Context = protocol.ContextEdit
 		}
 		if sc.State == "" {
 			sc.State = protocol.StateEdit
 		}
-		w.sessions = append(w.sessions, &winSession{cfg: sc, ref: string(sc.Context), runs: map[string]*winRun{}, ran: map[string]int{}})
+		w.sessions = append(w.sessions, &winSession{cfg: sc, ref: ref, runs: map[string]*winRun{}, ran: map[string]int{}})
 	}
 	w.start(w.loop)
 	return w
@@ -445,6 +454,9 @@ func (w *Plugin) dial(ctx context.Context) (*websocket.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nonce := protocol.NewNonce()
+	if w.cfg.Nonce != nil {
+		nonce = w.cfg.Nonce()
+	}
 	hello := protocol.Hello{ProtocolVersions: protocol.PluginSupportedVersions, PluginVersion: w.cfg.PluginVersion, InstanceID: w.cfg.InstanceID, Nonce: nonce}
 	if err := write(dctx, c, hello); err != nil {
 		_ = c.CloseNow()
@@ -534,7 +546,7 @@ func (w *Plugin) attachAll(c *websocket.Conn) error {
 		if s.gone {
 			continue
 		}
-		attaches = append(attaches, s.attach(w.cfg.InstanceID))
+		attaches = append(attaches, s.attach(w.cfg.InstanceID, w.cfg.PluginVersion))
 	}
 	w.mu.Unlock()
 	for _, a := range attaches {
@@ -545,9 +557,9 @@ func (w *Plugin) attachAll(c *websocket.Conn) error {
 	return nil
 }
 
-func (s *winSession) attach(instanceID string) protocol.Attach {
+func (s *winSession) attach(instanceID, pluginVersion string) protocol.Attach {
 	return protocol.Attach{
-		Ref: s.ref, InstanceID: instanceID, Context: s.cfg.Context, State: s.cfg.State,
+		Ref: s.ref, InstanceID: instanceID, Context: s.cfg.Context, State: s.cfg.State, PluginVersion: pluginVersion,
 		PlaceName: s.cfg.PlaceName, PlaceID: s.cfg.PlaceID, GameID: s.cfg.GameID, Capabilities: s.cfg.Capabilities,
 		PreviousSessionID: s.id, ResumeSecret: s.secret,
 	}
@@ -625,7 +637,7 @@ func (w *Plugin) handle(c *websocket.Conn, m protocol.Message) {
 		s := w.byID(m.SessionID)
 		var a *protocol.Attach
 		if s != nil && !s.cfg.Frozen && !s.gone {
-			at := s.attach(w.cfg.InstanceID)
+			at := s.attach(w.cfg.InstanceID, w.cfg.PluginVersion)
 			a = &at
 		}
 		w.mu.Unlock()

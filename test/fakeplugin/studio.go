@@ -31,8 +31,10 @@ func Studio(action string, payload json.RawMessage) Reply {
 			{"level": "Print", "body": "hello", "timestamp": 1.5, "seq": 1},
 			{"level": "Warning", "body": "careful", "timestamp": 2.5, "seq": 2},
 		}, "total": 2, "bufferCapacity": 2000}}
-	case "subscribe", "unsubscribe":
-		return Reply{Payload: map[string]any{}}
+	case "subscribe": // the events now sent, as the plugin answers
+		return Reply{Payload: map[string]any{"events": []string{"log", "state"}}}
+	case "unsubscribe":
+		return Reply{Payload: map[string]any{"events": []string{"state"}}}
 	case "query":
 		var req struct {
 			Path string `json:"path"`

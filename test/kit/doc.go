@@ -18,7 +18,8 @@
 //     an emulated Studio window (Studio), stopping processes on every
 //     platform (Proc.Stop, Proc.Kill, Proc.Terminate, StopPID, StopPIDFile);
 //   - Ctrl-C to a child on every platform (Interruptible before its Start,
-//     then Interrupt or InterruptAndWait: SIGINT, or Ctrl-Break on Windows)
+//     which Start does for every Proc, then Interrupt(proc.Cmd) or
+//     InterruptAndWait: SIGINT, or Ctrl-Break on Windows)
 //     and a stopped process (Suspend, Resume: SIGSTOP and SIGCONT, or every
 //     thread suspended on Windows);
 //   - one-shot processes run to their end, with their output, exit code

@@ -63,7 +63,7 @@ func Start(tb testing.TB, name string, opt Options, path string, args ...string)
 	p.Cmd.Dir = opt.Dir
 	p.Cmd.Env = ChildEnv(tb, opt.Env...)
 	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
-	setInterruptible(p.Cmd) // so that Stop and Terminate can ask it to exit everywhere
+	Interruptible(p.Cmd) // so that Stop, Terminate and Interrupt can ask it to exit everywhere
 	if opt.Stdin {
 		stdin, err := p.Cmd.StdinPipe()
 		if err != nil {
@@ -76,6 +76,7 @@ func Start(tb testing.TB, name string, opt Options, path string, args ...string)
 	}
 	go func() {
 		_ = p.Cmd.Wait()
+		interruptible.Delete(p.Cmd) // nothing to interrupt any more; keep no exited Cmd
 		p.Exited = time.Now()
 		p.State = p.Cmd.ProcessState
 		close(p.done)

@@ -5,9 +5,26 @@
 import { createInterface } from 'node:readline'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { configDir, DEFAULT_PORT, pairingKey, resolveToken } from '../src/pairing.mjs'
-import { Window } from '../src/window.mjs'
-import { readDoctorReport } from '../src/doctor.mjs'
+import { isMainThread, parentPort } from 'node:worker_threads'
+
+// The window runs in a worker thread, so that a Luau script that never
+// yields cannot make the process deaf to SIGINT/SIGTERM (src/supervisor.mjs):
+// the main thread stops here, and this file goes on in the worker.
+if (isMainThread) await (await import('../src/supervisor.mjs')).supervise(import.meta.url, process.argv.slice(2))
+const { MSG_SIGNAL, MSG_STOPPING } = await import('../src/supervisor.mjs')
+// SIGINT, SIGTERM (and Ctrl-Break on Windows) reach the main thread, which
+// passes them on; this answers at once that the shutdown has begun. Until
+// the window exists there is nothing to unload.
+let shutdown = (code) => process.exit(code)
+parentPort.on('message', (m) => {
+  if (m?.type !== MSG_SIGNAL) return
+  parentPort.postMessage({ type: MSG_STOPPING })
+  shutdown(0)
+})
+parentPort.unref() // listening keeps the window no more alive than signal handlers did
+const { configDir, DEFAULT_PORT, pairingKey, resolveToken } = await import('../src/pairing.mjs')
+const { Window } = await import('../src/window.mjs')
+const { readDoctorReport } = await import('../src/doctor.mjs')
 
 const USAGE = `usage: node test/emulator/bin/studio.mjs --port <p> [options]
 
@@ -282,8 +299,7 @@ async function exit(code) {
     process.exit(code)
   }
 }
-process.on('SIGTERM', () => exit(0))
-process.on('SIGINT', () => exit(0))
+shutdown = exit
 
 if (args.run) window.runMode = true
 await window.start(contexts)

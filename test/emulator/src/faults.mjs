@@ -21,6 +21,9 @@
 //                              when given
 //   error-and-closed           one WebStreamClient failure fires Error and then
 //                              Closed (issue 25 item 9)
+//   close-drops-sends          WebStreamClient:Send hands its frame over a turn
+//                              later, and a Close() before then loses it (a
+//                              goodbye sent just before Close never arrives)
 //   play-fail-late             StudioTestService:ExecutePlayModeAsync / RunMode
 //                              yield, then fail without starting a test
 //   capture-png                StudioCaptureService:CaptureScreenshot without a
@@ -90,6 +93,9 @@ export function parseFault(spec) {
     case 'error-and-closed':
       if (parts.length > 1) throw new Error(`fault ${spec}: error-and-closed takes no argument`)
       return { kind }
+    case 'close-drops-sends':
+      if (parts.length > 1) throw new Error(`fault ${spec}: close-drops-sends takes no argument`)
+      return { kind }
     case 'play-fail-late':
       if (parts.length > 1) throw new Error(`fault ${spec}: play-fail-late takes no argument`)
       return { kind }
@@ -121,7 +127,7 @@ export function parseFault(spec) {
       return { kind, path: parts[1], reason: parts.slice(2).join(':') || 'locked by another Team Create collaborator (emulated fault)' }
     default:
       throw new Error(
-        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, undo-destroyed, http-denied, pc-drop-unbound, pc-bind-fail or script-locked`,
+        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, error-and-closed, close-drops-sends, play-fail-late, capture-png, recording-nil-in-play, undo-destroyed, http-denied, pc-drop-unbound, pc-bind-fail or script-locked`,
       )
   }
 }

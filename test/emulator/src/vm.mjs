@@ -167,7 +167,9 @@ export class DataModel {
     const w = this.window
     return {
       output: (ctx, messageType, message) => w.onOutput(this.context, messageType, message),
-      wallMillis: () => Date.now(),
+      // options.clock() injects the wall clock (the transcript replays: log
+      // timestamps come from it)
+      wallMillis: () => (w.options.clock ? w.options.clock() : Date.now()),
       elapsed: () => (performance.now() - w.startedAt) / 1000,
       guid: () => w.nextGuid(this.context),
       classInfo: (name) => {
@@ -385,7 +387,22 @@ export class DataModel {
 
   wsSend(id, data) {
     const entry = this.sockets.get(id)
-    if (entry && entry.ws.readyState === WebSocket.OPEN) entry.ws.send(data)
+    if (!entry || entry.ws.readyState !== WebSocket.OPEN) return
+    if (this.window.faults.has('close-drops-sends')) {
+      // Send hands the frame over later (the next turn); a Close before
+      // then loses it
+      entry.pending ??= []
+      entry.pending.push(data)
+      if (entry.pending.length === 1) {
+        setImmediate(() => {
+          const frames = entry.pending || []
+          entry.pending = undefined
+          if (entry.ws.readyState === WebSocket.OPEN) for (const f of frames) entry.ws.send(f)
+        })
+      }
+      return
+    }
+    entry.ws.send(data)
   }
 
   wsClose(id) {
@@ -393,6 +410,10 @@ export class DataModel {
     if (entry) {
       entry.errored = true // the runtime already reported the close
       this.releaseStream(entry)
+      if (entry.pending) {
+        this.log(`closing stream ${id}: ${entry.pending.length} frame(s) sent just before Close are lost (--fault close-drops-sends)`)
+        entry.pending = undefined
+      }
       entry.ws.close(1000)
       setTimeout(() => entry.ws.terminate(), 2000).unref()
     }

@@ -43,7 +43,8 @@ export class Window {
   //            project, placeProject, signalBehavior, faults, quiet, settingsFile, out,
   //            err, recordApi, maxStreams, foreignStreams, noPluginsInTest, teamCreate,
   //            streamLifetime, clientLocalhost,
-  //            pluginConnectionService, placeVersion, fixtureData, onTaskDone }
+  //            pluginConnectionService, placeVersion, fixtureData, onTaskDone,
+  //            guid, clock }
   constructor(options) {
     this.options = options
     this.startedAt = performance.now()
@@ -150,6 +151,9 @@ export class Window {
   // instanceId), so tests can name windows.
   nextGuid(context) {
     this.guidCount += 1
+    // options.guid(context, n) injects the GUIDs (the transcript replays:
+    // the plugin's instanceId and hello nonces come from them)
+    if (this.options.guid) return this.options.guid(context, this.guidCount)
     if (this.options.instance && context === 'edit' && !this.instanceGuidUsed) {
       this.instanceGuidUsed = true
       return this.options.instance

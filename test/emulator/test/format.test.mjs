@@ -1,4 +1,4 @@
-// plugin/ and the test runner (commands/testrunner.luau) are formatted with
+// plugin/ and the test runner (commands/testrun/testrunner.luau) are formatted with
 // the pinned StyLua (plugin/stylua.toml).
 // Fix with: npm run fmt --prefix test/emulator
 
@@ -17,11 +17,11 @@ test('plugin/ is StyLua-formatted', () => {
   assert.equal(r.status, 0, `stylua --check found unformatted files (run: npm run fmt --prefix test/emulator):\n${r.stdout}${r.stderr}`)
 })
 
-test('commands/testrunner.luau is StyLua-formatted', () => {
+test('commands/testrun/testrunner.luau is StyLua-formatted', () => {
   const run = path.join(path.dirname(require.resolve('@johnnymorganz/stylua-bin/package.json')), 'run.js')
   const r = spawnSync(
     process.execPath,
-    [run, '--check', '--config-path', path.join(REPO_ROOT, 'plugin', 'stylua.toml'), path.join(REPO_ROOT, 'commands', 'testrunner.luau')],
+    [run, '--check', '--config-path', path.join(REPO_ROOT, 'plugin', 'stylua.toml'), path.join(REPO_ROOT, 'commands', 'testrun', 'testrunner.luau')],
     { encoding: 'utf8' },
   )
   assert.equal(r.status, 0, `stylua --check found unformatted files (run: npm run fmt --prefix test/emulator):\n${r.stdout}${r.stderr}`)
