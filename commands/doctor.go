@@ -18,7 +18,7 @@ import (
 
 // DoctorArgs are doctor's arguments.
 type DoctorArgs struct {
-	Active bool `json:"active" usage:"also run probes that change something for a moment: open one extra web stream in each window (doctor says so first)"`
+	Active bool `json:"active" usage:"also run probes that change something for a moment: open one extra web stream in each window, and start a short playtest in each window in Edit mode, then stop it (doctor says so first)"`
 }
 
 // Check statuses: ok, degraded (works, with what the plugin does instead),

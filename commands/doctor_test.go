@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -117,3 +118,41 @@ func TestDoctorConfigDir(t *testing.T) {
 }
 
 func writeTestFile(path string) error { return os.WriteFile(path, []byte("x"), 0o600) }
+
+// What doctor --active's playtest did is added to the two checks it
+// decides; a test it could not stop turns an ok check degraded and says
+// what to do.
+func TestDoctorPlayProbeAmend(t *testing.T) {
+	base := func() []Check {
+		return []Check{
+			{Key: "studio.settings", Status: StatusOK, Detail: "s"},
+			{Key: "studio.pluginsInTest", Status: StatusOK, Detail: "p"},
+			{Key: "studio.recordingInPlay", Status: StatusOK, Detail: "r"},
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		pp         playProbe
+		wantStatus string
+		detail     string
+		fix        string
+	}{
+		{"ran and stopped", playProbe{ran: true}, StatusOK, "doctor --active started", ""},
+		{"not started", playProbe{note: "doctor could not start a playtest: busy"}, StatusOK, "busy", ""},
+		{"left running", playProbe{ran: true, stopErr: errors.New("no server")}, StatusDegraded, "could not stop its playtest: no server", "stop the playtest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.pp.amend(base())
+			if got[0].Detail != "s" {
+				t.Fatalf("studio.settings changed: %+v", got[0])
+			}
+			p := got[1]
+			if p.Status != tc.wantStatus || !strings.Contains(p.Detail, tc.detail) || !strings.Contains(p.Fix, tc.fix) {
+				t.Fatalf("studio.pluginsInTest = %+v; want %s, detail with %q, fix with %q", p, tc.wantStatus, tc.detail, tc.fix)
+			}
+			if got[2].Status != StatusOK || !strings.Contains(got[2].Detail, tc.detail) && tc.pp.stopErr == nil {
+				t.Fatalf("studio.recordingInPlay = %+v", got[2])
+			}
+		})
+	}
+}

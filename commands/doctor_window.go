@@ -22,32 +22,42 @@ func windowChecks(ctx context.Context, env *Env, conn bridge.Conn, in bridge.Ins
 		edit = in.Sessions[0]
 	}
 	out := []Check{pluginVersionCheck(edit)}
-	var facts ProbeFacts
-	var perr error
-	if !edit.HasCapability(actions.Probe) {
-		perr = fmt.Errorf("the plugin (%s) has no probe action", orUnknown(edit.PluginVersion))
-	} else {
-		raw, _ := json.Marshal(actions.ProbeRequest{Active: active}) // a fixed shape: cannot fail
-		var res json.RawMessage
-		if res, perr = conn.Call(ctx, edit.SessionID, actions.Probe, raw, bridge.CallOptions{Timeout: env.Timeout}); perr == nil {
-			if err := json.Unmarshal(res, &facts); err != nil {
-				perr = fmt.Errorf("the plugin answered an unexpected shape: %v", err)
-			}
-		}
-	}
+	facts, perr := probe(ctx, env, conn, edit, active)
 	if perr != nil {
 		for _, c := range allNA(studioKeys, "could not probe this window: "+perr.Error()) {
 			c.Fix = "run studio-bridge install-plugin, reopen the place, and run doctor again"
 			out = append(out, c)
 		}
 	} else {
-		out = append(out, readFacts(facts, in, active)...)
+		if active && !facts.TestRunning && !in.Playing() {
+			during, f, pp := playtestProbe(ctx, env, conn, in, edit, facts)
+			out = append(out, pp.amend(readFacts(f, during, active))...)
+		} else {
+			out = append(out, readFacts(facts, in, active)...)
+		}
 		out = append(out, sourceMapCheck(ctx, env, conn, edit))
 	}
 	for i := range out {
 		out[i].Window = in.ID
 	}
 	return out
+}
+
+// probe asks the edit session's plugin for its facts (the probe action).
+func probe(ctx context.Context, env *Env, conn bridge.Conn, edit protocol.SessionInfo, active bool) (ProbeFacts, error) {
+	var facts ProbeFacts
+	if !edit.HasCapability(actions.Probe) {
+		return facts, fmt.Errorf("the plugin (%s) has no probe action", orUnknown(edit.PluginVersion))
+	}
+	raw, _ := json.Marshal(actions.ProbeRequest{Active: active}) // a fixed shape: cannot fail
+	res, err := conn.Call(ctx, edit.SessionID, actions.Probe, raw, bridge.CallOptions{Timeout: env.Timeout})
+	if err != nil {
+		return facts, err
+	}
+	if err := json.Unmarshal(res, &facts); err != nil {
+		return facts, fmt.Errorf("the plugin answered an unexpected shape: %v", err)
+	}
+	return facts, nil
 }
 
 func orUnknown(s string) string {
@@ -89,8 +99,8 @@ func readFacts(f ProbeFacts, in bridge.Instance, active bool) []Check {
 	case "ok":
 		add("studio.settings", StatusOK, "plugin settings written read back", "")
 	case "nil":
-		add("studio.settings", StatusDegraded, "GetSetting gave nil for a setting just written: settings do not persist in this Studio. The plugin keeps the last value it saw in memory; a port set in its settings is lost on restart",
-			"use the default port, or set the port again after each Studio start")
+		add("studio.settings", StatusDegraded, "GetSetting gave nil for a setting just written: settings do not persist in this Studio. The port travels in the installed plugin, so connecting does not need them; the Bridge toggle and the settings panel's values hold in memory until Studio closes (the plugin says so once in Output)",
+			"nothing to do; to use another port, run studio-bridge install-plugin --port <port> (the settings panel's port is not kept)")
 	default:
 		add("studio.settings", StatusDegraded, "plugin settings raised: "+f.SettingsError+". The plugin uses its defaults",
 			"use the default port")
@@ -151,7 +161,7 @@ func readFacts(f ProbeFacts, in bridge.Instance, active bool) []Check {
 	case *f.HTTPEnabled:
 		add("studio.http", StatusOK, "the game's HttpEnabled is on: scripts in a playtest may make HTTP requests (500 a minute)", "")
 	default:
-		add("studio.http", StatusDegraded, "the game's HttpEnabled is off: scripts in a playtest (exec --play) cannot make HTTP requests; the plugin's own connection is not affected",
+		add("studio.http", StatusDegraded, `the game's HttpEnabled is off: HTTP requests in a playtest's server (exec --play, your scripts) fail with "Http requests are not enabled. Enable via game settings"; the plugin's own connection does not need it (where it has a socket of its own it skips its HTTP check and connects directly)`,
 			"turn on Allow HTTP Requests in Game Settings > Security if your scripts need HTTP")
 	}
 	return out

@@ -114,6 +114,7 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 		if err != nil {
 			return nil, err
 		}
+		data.Logs = withoutMirrored(ctx, env, data.Logs) // a client's copies of server lines (logs_mirror.go)
 		return execResult(data), nil
 	},
 })

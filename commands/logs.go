@@ -64,7 +64,13 @@ var Logs = Define(Spec[LogsArgs, LogsData]{
 		if args.Follow {
 			return nil, followLogs(ctx, env, args)
 		}
-		data, err := readLogs(ctx, env, args.request())
+		var data LogsData
+		var err error
+		if env.Session.Context == protocol.ContextClient {
+			data, err = clientLogs(ctx, env, args.request()) // the server's mirrored lines left out (logs_mirror.go)
+		} else {
+			data, err = readLogs(ctx, env, args.request())
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -265,3 +265,30 @@ func TestRenderLine(t *testing.T) {
 		}
 	}
 }
+
+// A client's copy of a server line (same level and body, stamped within
+// MirrorSkew) is left out, once per server line; the client's own lines,
+// and copies too far apart in time, stay.
+func TestDropMirrored(t *testing.T) {
+	server := []Line{{Level: "Print", Body: "s", Timestamp: 1000}, {Level: "Warning", Body: "w", Timestamp: 2000}}
+	for _, tc := range []struct {
+		name   string
+		client []Line
+		want   []string
+	}{
+		{"mirrored", []Line{{Level: "Print", Body: "s", Timestamp: 1100}, {Level: "Print", Body: "c", Timestamp: 1200}}, []string{"c"}},
+		{"printed twice, mirrored once", []Line{{Level: "Print", Body: "s", Timestamp: 1000}, {Level: "Print", Body: "s", Timestamp: 1500}}, []string{"s"}},
+		{"another level", []Line{{Level: "Print", Body: "w", Timestamp: 2000}}, []string{"w"}},
+		{"too far apart", []Line{{Level: "Print", Body: "s", Timestamp: 1000 + 3*MirrorSkew}}, []string{"s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, l := range dropMirrored(tc.client, server) {
+				got = append(got, l.Body)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("dropMirrored = %q; want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -64,7 +64,7 @@ options:
                         stall:<action>:<seconds>, refuse-stream[:<n>],
                         log-flood:<lines/s>, screenshot:timeout|error|denied,
                         image-budget, settings-nil:<rate>[:<key>], http-denied,
-                        recording-nil-in-play, capture-png,
+                        recording-nil-in-play, undo-destroyed, capture-png,
                         play-fail-late, error-and-closed,
                         pc-drop-unbound, pc-bind-fail[:<ctx>[:<n>]],
                         script-locked:<path>[:<reason>]
@@ -82,6 +82,17 @@ options:
   --no-plugins-in-test  Studio's "Load User Plugins in Test Mode" is off: a
                         playtest's server and client DataModels run no user
                         plugin (contested default; plugin/README.md)
+  --http-enabled        the game's HttpService.HttpEnabled is on (default off,
+                        as in Studio): without it every HTTP request from a
+                        playtest's server DataModel fails with "Http
+                        requests are not enabled. Enable via game settings"
+  --http-requests-per-minute <n>
+                        a game server's HTTP budget (default 500, the
+                        HttpService reference's); over it a request fails
+                        with "Number of requests exceeded limit"
+  --log-mirror          in Play, the client DataModel's LogService also
+                        reports every line the server DataModel prints (a
+                        live report; opt-in)
   --foreign-streams <n> WebStreamClients other plugins (Rojo, …) hold in
                         this Studio process, counted against --max-streams
                         (default 0)
@@ -142,6 +153,9 @@ try {
       'max-streams': { type: 'string' },
       'foreign-streams': { type: 'string' },
       'no-plugins-in-test': { type: 'boolean' },
+      'http-enabled': { type: 'boolean' },
+      'log-mirror': { type: 'boolean' },
+      'http-requests-per-minute': { type: 'string' },
       'team-create': { type: 'boolean' },
       'run-mode-client': { type: 'string' },
       'from-doctor': { type: 'string' },
@@ -192,6 +206,8 @@ if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 
 const foreignStreams = args['foreign-streams'] === undefined ? undefined : Number(args['foreign-streams'])
 if (foreignStreams !== undefined && !(Number.isInteger(foreignStreams) && foreignStreams >= 0)) fail(`--foreign-streams ${args['foreign-streams']}: want a whole number >= 0`)
 if (args['run-mode-client'] !== undefined && !['true', 'false'].includes(args['run-mode-client'])) fail(`--run-mode-client ${args['run-mode-client']}: want true or false`)
+const httpPerMinute = args['http-requests-per-minute'] === undefined ? undefined : Number(args['http-requests-per-minute'])
+if (httpPerMinute !== undefined && !(Number.isInteger(httpPerMinute) && httpPerMinute >= 1)) fail(`--http-requests-per-minute ${args['http-requests-per-minute']}: want a whole number >= 1`)
 const streamLifetime = args['stream-lifetime'] === undefined ? undefined : Number(args['stream-lifetime'])
 if (streamLifetime !== undefined && !(streamLifetime > 0)) fail(`--stream-lifetime ${args['stream-lifetime']}: want seconds > 0`)
 let viewport
@@ -254,6 +270,9 @@ try {
     runModeClient: args['run-mode-client'] !== 'false' && fromDoctor.runModeClient !== false,
     teamCreate: args['team-create'] === true,
     noPluginsInTest: args['no-plugins-in-test'] === true || fromDoctor.noPluginsInTest === true,
+    httpEnabled: args['http-enabled'] === true,
+    logMirror: args['log-mirror'] === true,
+    httpRequestsPerMinute: httpPerMinute,
     streamLifetime,
     viewport,
     clientLocalhost: args['client-localhost'] === true,

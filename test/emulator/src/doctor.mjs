@@ -28,6 +28,10 @@ const SWITCHES = {
   'studio.pluginsInTest': (o) => {
     o.noPluginsInTest = true
   },
+  // the game's HttpEnabled off: the emulator's default (Studio's too)
+  'studio.http': (o) => {
+    o.httpEnabled = false
+  },
 }
 
 // optionsFromDoctor maps a parsed report to emulator options:

@@ -33,6 +33,10 @@
 //                              nil in the edit DataModel while a playtest
 //                              runs (issue 25 item 5; opt-in: not found in
 //                              the stored engine reference)
+//   undo-destroyed             undo cannot bring back an instance the undone
+//                              step destroyed (its Parent stays locked; a
+//                              live report, issue 25 item 5; opt-in:
+//                              contested); the rest of the step is undone
 //   http-denied                the user denied the plugin's HTTP permission
 //                              prompt: every RequestAsync and
 //                              CreateWebStreamClient fails
@@ -101,6 +105,9 @@ export function parseFault(spec) {
     case 'recording-nil-in-play':
       if (parts.length > 1) throw new Error(`fault ${spec}: recording-nil-in-play takes no argument`)
       return { kind }
+    case 'undo-destroyed':
+      if (parts.length > 1) throw new Error(`fault ${spec}: undo-destroyed takes no argument`)
+      return { kind }
     case 'http-denied':
       if (parts.length > 1) throw new Error(`fault ${spec}: http-denied takes no argument`)
       return { kind }
@@ -120,7 +127,7 @@ export function parseFault(spec) {
       return { kind, path: parts[1], reason: parts.slice(2).join(':') || 'locked by another Team Create collaborator (emulated fault)' }
     default:
       throw new Error(
-        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, error-and-closed, close-drops-sends, play-fail-late, capture-png, recording-nil-in-play, http-denied, pc-drop-unbound, pc-bind-fail or script-locked`,
+        `unknown fault ${spec}: use drop, stall, refuse-stream, log-flood, screenshot, image-budget, settings-nil, error-and-closed, close-drops-sends, play-fail-late, capture-png, recording-nil-in-play, undo-destroyed, http-denied, pc-drop-unbound, pc-bind-fail or script-locked`,
       )
   }
 }
@@ -196,6 +203,7 @@ export class Faults {
     if (name === 'play-fail-late') return this.has('play-fail-late') || undefined
     if (name === 'capture-png') return this.has('capture-png') || undefined
     if (name === 'recording-nil-in-play') return this.has('recording-nil-in-play') || undefined
+    if (name === 'undo-destroyed') return this.has('undo-destroyed') || undefined
     if (name === 'pc-bind-fail') {
       const f = this.list.find((x) => x.kind === 'pc-bind-fail' && x.remaining > 0 && (x.context === undefined || x.context === context))
       if (!f) return undefined

@@ -131,6 +131,10 @@ export class Window {
   onOutput(context, messageType, message) {
     if (!this.options.quiet) this.out(`[${context}] ${MESSAGE_LABEL[messageType] ?? ''}${message}`)
     for (const l of this.outputListeners) l(context, messageType, message)
+    // --log-mirror: in Play the client DataModel's LogService also reports
+    // the server's lines (issue 25 item 11; a live report, so opt-in),
+    // after the server's own
+    if (this.options.logMirror && context === 'server') this.models.get('client')?.push('log-mirror', 0, messageType, message)
   }
 
   onUi(context, kind, id, state) {
@@ -166,7 +170,11 @@ export class Window {
       placeVersion: this.options.placeVersion ?? place.placeVersion ?? 0,
       gameId: this.options.gameId ?? place.gameId ?? 0,
       jobId: context === 'edit' ? '' : randomUUID(),
-      httpEnabled: false,
+      // the game's HttpService.HttpEnabled (off by default, as in Studio:
+      // the HttpService reference); --http-enabled turns it on
+      httpEnabled: this.options.httpEnabled === true,
+      // a game server's HTTP budget (500 a minute; --http-requests-per-minute)
+      httpRequestsPerMinute: this.options.httpRequestsPerMinute ?? 500,
       loadStringEnabled: !!this.fixture.loadStringEnabled,
       signalBehavior: this.signalBehavior,
       pluginConnectionService: this.pcsEnabled(),

@@ -18,7 +18,7 @@ test('each studio.* degradation maps to its switch; ok, n/a and local checks map
     [[check('studio.pluginsInTest', 'failed')], { faults: [], noPluginsInTest: true, notReproduced: [] }],
     [[check('studio.recordingInPlay', 'degraded')], { faults: ['recording-nil-in-play'], notReproduced: [] }],
     [[check('studio.runService', 'degraded')], { faults: [], runModeClient: false, notReproduced: [] }],
-    [[check('studio.http', 'degraded')], { faults: [], notReproduced: ['studio.http'] }],
+    [[check('studio.http', 'degraded')], { faults: [], httpEnabled: false, notReproduced: [] }],
     [[check('studio.settings', 'ok'), check('studio.pluginsInTest', 'n/a'), check('host.reachable', 'failed')], { faults: [], notReproduced: [] }],
     // two windows with the same degradation: one switch
     [[check('studio.settings', 'degraded', 'A'), check('studio.settings', 'degraded', 'B')], { faults: ['settings-nil:1'], notReproduced: [] }],

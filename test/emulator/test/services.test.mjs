@@ -114,6 +114,28 @@ test('one recording is one undo step: creation, property, parent and destruction
   assert.equal(await history('undo'), 'nothing: nothing to undo')
 })
 
+test('--fault undo-destroyed: undo puts back everything but what the step destroyed (its Parent stays locked)', async () => {
+  const w = new Window({ noPlugin: true, quiet: true, faults: ['undo-destroyed'] })
+  await w.start(['edit'])
+  try {
+    const run = async (code) => String(await w.models.get('edit').command('eval', code))
+    await run(
+      `local CHS = game:GetService("ChangeHistoryService")
+       local id = CHS:TryBeginRecording("destroying")
+       workspace.SpawnLocation.Name = "Renamed"
+       workspace.Effects:Destroy()
+       CHS:FinishRecording(id, Enum.FinishRecordingOperation.Commit)`,
+    )
+    assert.equal(await w.history('undo'), 'destroying')
+    // the rename is undone; the destroyed folder stays gone and locked
+    assert.equal(await run('return workspace:FindFirstChild("SpawnLocation") ~= nil, workspace:FindFirstChild("Effects")'), 'true\ttrue\tnil')
+    assert.equal(await w.history('redo'), 'destroying')
+    assert.equal(await run('return workspace:FindFirstChild("Renamed") ~= nil, workspace:FindFirstChild("Effects")'), 'true\ttrue\tnil')
+  } finally {
+    await w.shutdown()
+  }
+})
+
 test('Cancel reverts the work in progress; Append merges into the previous step; no recording, no undo', async () => {
   await ev(
     'edit',
@@ -138,4 +160,64 @@ test('Cancel reverts the work in progress; Append merges into the previous step;
   assert.equal(await ev('edit', 'return workspace:FindFirstChild("A"), workspace:FindFirstChild("B"), workspace:FindFirstChild("Unrecorded") ~= nil'), 'true\tnil\tnil\ttrue')
   assert.match(await ev('edit', 'return pcall(function() game:GetService("ChangeHistoryService"):FinishRecording("nope", Enum.FinishRecordingOperation.Commit) end)'), /no recording in progress/)
   assert.match(await ev('edit', 'return pcall(function() game:GetService("ChangeHistoryService"):FinishRecording("x", 7) end)'), /Enum.FinishRecordingOperation expected/)
+})
+
+// HttpService in a playtest's server DataModel follows the game's
+// HttpEnabled (off by default: the HttpService reference, "Http requests are
+// not enabled. Enable via game settings") and a game server's budget of
+// requests a minute ("Number of requests exceeded limit"); the edit
+// DataModel is not gated.
+test('HTTP from a game server: HttpEnabled gates RequestAsync, GetAsync and PostAsync; the per-minute budget', async () => {
+  const call = (w, context, code) => w.models.get(context).command('eval', code).then(String)
+  const off = new Window({ noPlugin: true, quiet: true })
+  await off.start(['edit', 'server'])
+  try {
+    for (const req of [
+      'HS:RequestAsync({Url = "http://127.0.0.1:1/", Method = "GET"})',
+      'HS:GetAsync("http://127.0.0.1:1/")',
+      'HS:PostAsync("http://127.0.0.1:1/", "{}")',
+    ]) {
+      assert.equal(
+        await call(off, 'server', `local HS = game:GetService("HttpService") local ok, err = pcall(function() return ${req} end) return ok, err`),
+        'true\tfalse\tHttp requests are not enabled. Enable via game settings',
+        req,
+      )
+    }
+    // the edit DataModel (the plugin's own requests) is not gated: it
+    // reaches the network (a request yields: eval runs it in a thread)
+    await call(off, 'edit', '_G.r = "pending" task.spawn(function() local ok, err = pcall(function() return game:GetService("HttpService"):GetAsync("http://127.0.0.1:1/") end) _G.r = tostring(err) end)')
+    const edit = await until('the edit request', async () => {
+      const r = await call(off, 'edit', 'return _G.r')
+      return r !== 'true\tpending' && r
+    })
+    assert.match(edit, /HttpError/)
+  } finally {
+    await off.shutdown()
+  }
+
+  const on = new Window({ noPlugin: true, quiet: true, httpEnabled: true, httpRequestsPerMinute: 3 })
+  await on.start(['edit', 'server'])
+  try {
+    await call(
+      on,
+      'server',
+      `_G.r = "pending"
+       task.spawn(function()
+         local HS = game:GetService("HttpService")
+         local out = {}
+         for i = 1, 4 do
+           local ok, err = pcall(function() return HS:GetAsync("http://127.0.0.1:1/") end)
+           table.insert(out, if string.find(tostring(err), "exceeded limit", 1, true) then "limit" else "network")
+         end
+         _G.r = table.concat(out, ",")
+       end)`,
+    )
+    const results = await until('four requests', async () => {
+      const r = await call(on, 'server', 'return _G.r')
+      return r !== 'true\tpending' && r
+    })
+    assert.equal(results, 'true\tnetwork,network,network,limit')
+  } finally {
+    await on.shutdown()
+  }
 })
