@@ -277,16 +277,7 @@ func TestCloudVersionRaceRerunsPinned(t *testing.T) {
 	if d.Passed != 16 {
 		t.Fatalf("passed %d", d.Passed)
 	}
-	var raced, pinned int
-	for _, tk := range srv.Tasks() {
-		switch {
-		case !tk.Pinned && tk.Version == 7:
-			raced++
-		case tk.Pinned && tk.Version == 8 && !strings.Contains(tk.Script, "placeVersion="):
-			pinned++
-		}
-	}
-	if raced != 1 || pinned != 1 {
+	if raced, pinned := srv.RaceOutcome(8); raced != 1 || pinned != 1 {
 		t.Fatalf("raced %d, pinned re-runs %d: %+v", raced, pinned, srv.Tasks())
 	}
 }

@@ -240,6 +240,21 @@ func (s *Server) Tasks() []TaskInfo {
 	return out
 }
 
+// RaceOutcome counts, for a run against version whose unpinned tasks
+// raced onto version-1 (Race), the tasks that ran raced and the re-runs
+// pinned to version (a re-run carries no in-task version check).
+func (s *Server) RaceOutcome(version int64) (raced, pinned int) {
+	for _, tk := range s.Tasks() {
+		switch {
+		case !tk.Pinned && tk.Version == version-1:
+			raced++
+		case tk.Pinned && tk.Version == version && !strings.Contains(tk.Script, "placeVersion="):
+			pinned++
+		}
+	}
+	return raced, pinned
+}
+
 func (s *Server) fault(endpoint string) *Fault {
 	for _, f := range s.faults {
 		if f.Endpoint == endpoint && f.Times > 0 {

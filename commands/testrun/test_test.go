@@ -127,19 +127,7 @@ func TestSpecTreeKeepsFolders(t *testing.T) {
 	if specs != 2 {
 		t.Fatalf("%d specs", specs)
 	}
-	var lines []string
-	var walk func(n *mountNode, at string)
-	walk = func(n *mountNode, at string) {
-		at += "/" + n.Name
-		lines = append(lines, at+" "+n.Kind+" "+n.File+map[bool]string{true: " spec"}[n.Spec])
-		for _, c := range n.Children {
-			walk(c, at)
-		}
-	}
-	for _, n := range nodes {
-		walk(n, "")
-	}
-	got := strings.Join(lines, "\n")
+	got := listTree(nodes)
 	want := strings.Join([]string{
 		"/a.spec ModuleScript tests/a.spec.luau spec",
 		"/lib ModuleScript tests/lib/init.luau",
@@ -226,19 +214,7 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	var walk func(n *mountNode, at string)
-	walk = func(n *mountNode, at string) {
-		at += "/" + n.Name
-		lines = append(lines, at+" "+n.Kind+" "+n.File+map[bool]string{true: " spec"}[n.Spec])
-		for _, c := range n.Children {
-			walk(c, at)
-		}
-	}
-	for _, n := range nodes {
-		walk(n, "")
-	}
-	got := strings.Join(lines, "\n")
+	got := listTree(nodes)
 	want := strings.Join([]string{
 		"/Strings ModuleScript src/util/Strings.luau",
 		"/Strings.spec ModuleScript src/util/Strings.spec.luau spec",
@@ -252,4 +228,22 @@ func TestSpecTreeOneSpecBringsItsFolder(t *testing.T) {
 	if _, specs, _, err = specTree(SpecScope{}, []string{"src/util/Strings.spec.luau", "src"}); err != nil || specs != 2 {
 		t.Fatalf("with its folder named too: %d specs, %v; want both of src/util", specs, err)
 	}
+}
+
+// listTree lists a mount tree one node a line: its path, kind, file and
+// whether it is a spec.
+func listTree(nodes []*mountNode) string {
+	var lines []string
+	var walk func(n *mountNode, at string)
+	walk = func(n *mountNode, at string) {
+		at += "/" + n.Name
+		lines = append(lines, at+" "+n.Kind+" "+n.File+map[bool]string{true: " spec"}[n.Spec])
+		for _, c := range n.Children {
+			walk(c, at)
+		}
+	}
+	for _, n := range nodes {
+		walk(n, "")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -263,16 +263,7 @@ func TestCloudStandInRaceRerunsPinned(t *testing.T) {
 	srv.Set(func(s *cloudtest.Server) { s.Race = 1 })
 	r := cloudTest(t, srv, suite.dir, "--parallel", "2", "--place-file", suite.placeFile)
 	suite.checkTotals(t, "a raced run", r)
-	var raced, pinned int
-	for _, tk := range srv.Tasks() {
-		switch {
-		case !tk.Pinned && tk.Version == 7:
-			raced++
-		case tk.Pinned && tk.Version == 8 && !strings.Contains(tk.Script, "placeVersion="):
-			pinned++
-		}
-	}
-	if raced != 1 || pinned != 1 {
+	if raced, pinned := srv.RaceOutcome(8); raced != 1 || pinned != 1 {
 		t.Fatalf("raced %d, re-run pinned %d (want 1 and 1): %+v", raced, pinned, srv.Tasks())
 	}
 }
