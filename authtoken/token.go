@@ -39,6 +39,9 @@ type Token struct {
 	// Source says where it lives, for messages: the file's path, or
 	// EnvToken.
 	Source string
+	// DirFromEnv: the file's config directory was named by EnvConfigDir
+	// (not the default), which a wrong-token message says.
+	DirFromEnv bool
 }
 
 // String never reveals the secret: a Token printed by mistake (a log
@@ -66,6 +69,8 @@ type Settings struct {
 	// and DirErr says why.
 	ConfigDir string
 	DirErr    error
+	// DirFromEnv: ConfigDir came from STUDIO_BRIDGE_CONFIG_DIR.
+	DirFromEnv bool
 	// Token and MCPToken are STUDIO_BRIDGE_TOKEN and
 	// STUDIO_BRIDGE_MCP_TOKEN; "" when unset.
 	Token, MCPToken string
@@ -82,6 +87,7 @@ func Lookup(getenv func(string) string, userConfigDir func() (string, error)) Se
 	s := Settings{Token: getenv(EnvToken), MCPToken: getenv(EnvMCPToken)}
 	if d := getenv(EnvConfigDir); d != "" {
 		s.ConfigDir, s.DirErr = filepath.Abs(d)
+		s.DirFromEnv = true
 		return s
 	}
 	d, err := userConfigDir()
@@ -132,7 +138,9 @@ func (s Settings) resolve(env, v, name string) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	return loadOrCreate(dir, name)
+	t, err := loadOrCreate(dir, name)
+	t.DirFromEnv = s.DirFromEnv && err == nil
+	return t, err
 }
 
 // LoadOrCreate reads the token file in dir, creating dir and the file

@@ -135,7 +135,7 @@ func TestLookup(t *testing.T) {
 		want    Settings
 	}{
 		{"nothing set", nil, "/home/u/.config", nil, Settings{ConfigDir: filepath.Join("/home/u/.config", "studio-bridge")}},
-		{"config dir wins", map[string]string{EnvConfigDir: "/portable/sb"}, "/home/u/.config", nil, Settings{ConfigDir: filepath.Join("/portable/sb")}},
+		{"config dir wins", map[string]string{EnvConfigDir: "/portable/sb"}, "/home/u/.config", nil, Settings{ConfigDir: filepath.Join("/portable/sb"), DirFromEnv: true}},
 		{"tokens", map[string]string{EnvToken: "t", EnvMCPToken: "m"}, "/c", nil, Settings{ConfigDir: filepath.Join("/c", "studio-bridge"), Token: "t", MCPToken: "m"}},
 		{"no user config dir", map[string]string{EnvToken: "t"}, "", noDir, Settings{DirErr: noDir, Token: "t"}},
 	}
@@ -193,5 +193,17 @@ func TestStringHidesTheSecret(t *testing.T) {
 	tok := Token{Value: Generate(), Source: "/x/token"}
 	if s := tok.String(); strings.Contains(s, tok.Value) || !strings.Contains(s, "/x/token") {
 		t.Fatalf("String() = %q", s)
+	}
+}
+
+// A token read from a config directory the environment named says so, for
+// the wrong-token message; one from the default directory does not.
+func TestResolveCarriesWhereTheDirectoryCameFrom(t *testing.T) {
+	t.Parallel()
+	for _, fromEnv := range []bool{true, false} {
+		tok, err := Settings{ConfigDir: t.TempDir(), DirFromEnv: fromEnv}.Resolve()
+		if err != nil || tok.DirFromEnv != fromEnv {
+			t.Fatalf("DirFromEnv %v: token %v (DirFromEnv %v), %v", fromEnv, tok, tok.DirFromEnv, err)
+		}
 	}
 }

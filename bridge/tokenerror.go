@@ -3,7 +3,6 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,7 +36,7 @@ type TokenError struct {
 }
 
 func newTokenError(addr string, token authtoken.Token, why string) *TokenError {
-	e := &TokenError{Port: portOf(addr), Why: why, Source: token.Source, DirFromEnv: os.Getenv(authtoken.EnvConfigDir) != ""}
+	e := &TokenError{Port: portOf(addr), Why: why, Source: token.Source, DirFromEnv: token.DirFromEnv}
 	if p, ok := ProcessOnPort(e.Port); ok {
 		e.Holder = p.String()
 	}

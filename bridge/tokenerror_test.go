@@ -24,8 +24,13 @@ func TestTokenErrorNamesTheConfigDirectory(t *testing.T) {
 	port := kit.FreePort(t)
 	connect(t, port) // the host, in the test's config directory
 	other := filepath.Join(t.TempDir(), "elsewhere")
-	t.Setenv(authtoken.EnvConfigDir, other)
-	t.Setenv(authtoken.EnvToken, "")
+	// This process's settings, as the CLI reads them from an environment
+	// naming another config directory (and so another token).
+	auth := authtoken.Lookup(func(k string) string { return map[string]string{authtoken.EnvConfigDir: other}[k] }, nil)
+	tok, err := auth.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tokenFile := filepath.Join(other, authtoken.FileName)
 	want := []string{"wrong token: ", "port " + strconv.Itoa(port), tokenFile, "config directory " + other + " (from " + authtoken.EnvConfigDir + ")",
 		authtoken.EnvConfigDir, `"env" block`, ".mcp.json", authtoken.EnvToken}
@@ -44,10 +49,10 @@ func TestTokenErrorNamesTheConfigDirectory(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := Connect(ctx, Options{Port: port, Log: testLog(t)})
+	_, err = Connect(ctx, Options{Port: port, Log: testLog(t), Token: tok})
 	check("a one-shot join", err)
 
-	lazy, err := Connect(ctx, Options{Port: port, Log: testLog(t), Lazy: true, UnreachableWait: 100 * time.Millisecond})
+	lazy, err := Connect(ctx, Options{Port: port, Log: testLog(t), Token: tok, Lazy: true, UnreachableWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("a lazy bridge starts whatever the host says: %v", err)
 	}
@@ -63,13 +68,13 @@ func TestTokenErrorNamesTheConfigDirectory(t *testing.T) {
 // (reject UNAUTHORIZED) gives the same TokenError, with the host's own
 // words in it.
 func TestHostRefusalIsATokenError(t *testing.T) {
-	kit.UseConfigDir(t)
+	tok := kit.Token(t)
 	rogue := startRogue(t, func(protocol.ClientHello) protocol.Message {
 		return protocol.Reject{Code: protocol.CodeUnauthorized, Message: "wrong token: use the token in /host/config/token"}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := Connect(ctx, Options{Port: rogue.port, Log: testLog(t), JoinTimeout: 3 * time.Second})
+	_, err := Connect(ctx, Options{Port: rogue.port, Log: testLog(t), Token: tok, JoinTimeout: 3 * time.Second})
 	if !IsTokenError(err) || !strings.Contains(err.Error(), "/host/config/token") || !strings.Contains(err.Error(), kit.ConfigDir(t)) {
 		t.Fatalf("a host's UNAUTHORIZED: %T %v", err, err)
 	}
