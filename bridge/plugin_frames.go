@@ -34,7 +34,10 @@ func (h *Host) handleFrame(sock *pluginSocket, m protocol.Message) {
 	case protocol.Chunk:
 		h.sessionRequestFrame(sock, m.SessionID, m)
 	case protocol.Event:
-		if s := h.sessionOn(sock, m.SessionID, false); s != nil {
+		// A log event written on the old socket just before a move is
+		// kept; a state event there is not (the attach carried the state,
+		// and a late one would undo a newer one).
+		if s := h.sessionOn(sock, m.SessionID, m.Event != "state"); s != nil {
 			h.pluginEvent(sock, s, m)
 		} else {
 			sock.unknownSession(m.SessionID, m.Type())
@@ -63,9 +66,9 @@ func (h *Host) handleFrame(sock *pluginSocket, m protocol.Message) {
 }
 
 // sessionOn finds the session a frame names: attached to sock, or, when
-// answers is set (acks and the frames answering a request), held by sock
-// earlier, so an answer written just before a move or a session heartbeat
-// timeout is not lost. A frame from the session's current socket marks it
+// answers is set (acks, the frames answering a request, log events), held
+// by sock earlier, so a frame written just before a move or a session
+// heartbeat timeout is not lost. A frame from the session's current socket marks it
 // alive.
 func (h *Host) sessionOn(sock *pluginSocket, id string, answers bool) *pluginSession {
 	if id == "" {

@@ -671,3 +671,36 @@ func TestV2ChunkedReplyResentWholeAfterResume(t *testing.T) {
 	}
 	again.leave()
 }
+
+// A log event the plugin wrote on its old socket just before a
+// make-before-break move reaches subscribers (PROTOCOL.md 12.6): it used to
+// be dropped as "not attached to this socket", losing a line of logs
+// --follow at every socket renewal. A state event there is still refused:
+// the attach on the new socket carries the state.
+func TestV2EventWrittenBeforeAMoveIsKept(t *testing.T) {
+	h := newV2Host(t, HostConfig{})
+	a := rawWindow(t, h.port, "mover")
+	at := a.attach(goodAttach("mover", protocol.ContextEdit))
+	sid := at.SessionID
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := h.hub.watchEvents(ctx, sid, nil, nil)
+
+	b := rawWindow(t, h.port, "mover")
+	move := goodAttach("mover", protocol.ContextEdit)
+	move.PreviousSessionID, move.ResumeSecret = sid, at.ResumeSecret
+	if got := b.attach(move); got.SessionID != sid || !got.Resumed {
+		t.Fatalf("move: %+v", got)
+	}
+	a.expect(protocol.TypeReplaced)
+
+	a.send(protocol.Event{SessionID: sid, Event: "log", Seq: 7, Payload: json.RawMessage(`{"level":"Print","body":"late"}`)})
+	if ev := kit.Recv(t, events, 30*time.Second, "the log event written on the old socket"); ev.Seq != 7 || ev.SessionID != sid {
+		t.Fatalf("event %+v", ev)
+	}
+	a.send(protocol.Event{SessionID: sid, Event: "state", Payload: json.RawMessage(`{"state":"Play"}`)})
+	if n := a.expect(protocol.TypeError).(protocol.ErrorNotice); n.Code != protocol.CodeSessionNotFound {
+		t.Fatalf("a state event on the old socket: %+v, want SESSION_NOT_FOUND", n)
+	}
+	b.leave()
+}
