@@ -143,13 +143,25 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	// The newest line of any kind, then the snapshot the user asked for: a
 	// line between the two is in the snapshot or filtered out, and either
 	// way not printed again when it arrives live.
+	// A client session's live lines go through the mirror rule: the
+	// window's server session is followed alongside (mirror_stream.go).
+	show, stopMirror := mirrorStream(ctx, env, env.emit)
+	defer stopMirror()
+
 	newest, err := read(every(1))
 	if err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
 	snapshot := args.request()
 	snapshot.Direction = "tail"
-	lines, err := read(snapshot)
+	var lines []Line
+	if env.Session.Context == protocol.ContextClient {
+		var data LogsData
+		data, err = clientLogs(ctx, env, snapshot) // the server's mirrored lines left out
+		lines = data.Entries
+	} else {
+		lines, err = read(snapshot)
+	}
 	if err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
@@ -174,7 +186,7 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 		}
 		last = max(last, l.Seq)
 		if keepLine(l, args) {
-			env.emit(l)
+			show(l)
 		}
 	}
 	connectedAt := env.Session.ConnectedAt
