@@ -36,6 +36,7 @@ type mirrorJudge struct {
 	held       []heldLine
 	heldBytes  int
 	serverLast float64 // the newest server stamp seen
+	serverSeq  int64   // the newest server sequence number seen
 	emit       func(Line)
 }
 
@@ -48,6 +49,7 @@ func newMirrorJudge(emit func(Line)) *mirrorJudge {
 // server has passed are released.
 func (j *mirrorJudge) server(l Line, now time.Time) {
 	j.serverLast = max(j.serverLast, l.Timestamp)
+	j.serverSeq = max(j.serverSeq, l.Seq)
 	dropped := false
 	for i, h := range j.held {
 		if h.line.Level == l.Level && h.line.Body == l.Body && matches(h.line.Timestamp, l.Timestamp) {
@@ -110,7 +112,11 @@ func (j *mirrorJudge) next() time.Time {
 // mirrorStream puts a client session's live lines through the mirror rule:
 // it follows the log events of the window's server session (subscribing
 // there) and returns the function client lines go through instead of emit,
-// and a stop that shows the lines still held and ends the subscription.
+// and a stop that ends the subscription and shows the lines still held.
+// Stop does not wait out the hold: it reads the server's newest lines once
+// (those its events have not brought yet) and judges the held lines by
+// them, so an exec's last mirrored line is dropped too without delaying its
+// result.
 // For any other session, or a window without a server session (Run mode, a
 // test whose server runs no plugin), or when the server cannot be
 // subscribed to, lines pass straight to emit.
@@ -174,6 +180,9 @@ func mirrorStream(ctx context.Context, env *Env, emit func(Line)) (func(Line), f
 				if ev.Event != "log" || json.Unmarshal(ev.Payload, &l) != nil {
 					continue
 				}
+				if ev.Seq != 0 {
+					l.Seq = ev.Seq
+				}
 				mu.Lock()
 				j.server(l, time.Now())
 				mu.Unlock()
@@ -185,12 +194,22 @@ func mirrorStream(ctx context.Context, env *Env, emit func(Line)) (func(Line), f
 		once.Do(func() {
 			cancel()
 			<-done
+			uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer ucancel()
 			mu.Lock()
+			defer mu.Unlock()
+			if n := len(j.held); n > 0 {
+				req := actions.LogsRequest{Count: min(2*n+100, 100000), Direction: "tail", IncludeInternal: true}
+				if data, err := readLogs(uctx, &senv, req); err == nil {
+					for _, l := range data.Entries {
+						if l.Seq == 0 || l.Seq > j.serverSeq {
+							j.server(l, time.Now())
+						}
+					}
+				}
+			}
 			j.flush()
 			stopped = true // a late client line passes straight through
-			mu.Unlock()
-			uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			defer ucancel()
 			_ = action(uctx, &senv, actions.Unsubscribe, sub, nil, nil)
 		})
 	}
