@@ -107,6 +107,7 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 				if err != nil {
 					return nil, err
 				}
+				data.Logs = withoutMirrored(ctx, env, data.Logs) // --play --context client too
 				return execResult(data), nil
 			})
 		}

@@ -133,6 +133,7 @@ func mirrorStream(ctx context.Context, env *Env, emit func(Line)) (func(Line), f
 	senv.Session = server
 	ctx, cancel := context.WithCancel(ctx)
 	events := env.Bridge.Events(ctx, server.SessionID)
+	sessions := env.Bridge.WatchSessions(ctx) // to subscribe again after the server's plugin reconnects
 	sub := actions.SubscribeRequest{Events: []string{actions.EventLog}, IncludeInternal: true}
 	if err := action(ctx, &senv, actions.Subscribe, sub, nil, nil); err != nil {
 		cancel()
@@ -168,6 +169,18 @@ func mirrorStream(ctx context.Context, env *Env, emit func(Line)) (func(Line), f
 			case <-ctx.Done():
 				return
 			case <-wake:
+			case ev, ok := <-sessions:
+				if !ok {
+					sessions = nil
+					continue
+				}
+				if ev.Kind == protocol.SessionDisconnected || ev.Session.SessionID != server.SessionID || ev.Session.ConnectedAt.Equal(server.ConnectedAt) {
+					continue
+				}
+				server.ConnectedAt = ev.Session.ConnectedAt
+				if err := action(ctx, &senv, actions.Subscribe, sub, nil, nil); err != nil && ctx.Err() == nil {
+					env.Log.Debug("could not follow the server session again after its plugin reconnected", "err", err)
+				}
 			case <-timer.C:
 				mu.Lock()
 				j.release(time.Now())
