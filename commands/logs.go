@@ -182,7 +182,7 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 		if last != 0 && l.Seq > last+1 {
 			// Lines fell out of a buffer on the way (a reader far too slow,
 			// or the plugin's ring buffer wrapping): say so.
-			env.emit(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1)})
+			show(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1), Timestamp: l.Timestamp}) // stamped as the line after the gap
 		}
 		last = max(last, l.Seq)
 		if keepLine(l, args) {
