@@ -118,7 +118,9 @@ func RenderLine(l Line) string {
 // overlap) is printed once. A plugin forgets its subscriptions when it
 // reconnects (after a host failover), so whenever the session shows up with
 // a new connection time follow subscribes again and reads back what was
-// logged in between.
+// logged in between. On a client session, lines the server printed and
+// Studio mirrored into the client are left out by the rule logs without
+// --follow uses (mirror_stream.go).
 func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	sid := env.Session.SessionID
 	events := env.Bridge.Events(ctx, sid)
