@@ -187,7 +187,8 @@ func mirrorStream(ctx context.Context, env *Env, emit func(Line)) (func(Line), f
 				mu.Unlock()
 			case ev, ok := <-events:
 				if !ok {
-					return
+					events = nil // held lines still show when their wait ends
+					continue
 				}
 				var l Line
 				if ev.Event != "log" || json.Unmarshal(ev.Payload, &l) != nil {
