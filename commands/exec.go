@@ -107,6 +107,7 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 				if err != nil {
 					return nil, err
 				}
+				data.Logs = withoutMirrored(ctx, env, data.Logs) // --play --context client too
 				return execResult(data), nil
 			})
 		}
@@ -122,11 +123,14 @@ var Exec = Define(Spec[ExecArgs, ExecData]{
 // execScript runs source in env.Session, streaming its output; chunkName
 // ("" for the plugin's default) names its chunk.
 func execScript(ctx context.Context, env *Env, source, chunkName string) (ExecData, error) {
+	// a client's streamed lines go through the mirror rule (mirror_stream.go)
+	show, stopMirror := mirrorStream(ctx, env, env.emit)
+	defer stopMirror()
 	var res actions.ExecResult
 	err := action(ctx, env, actions.Exec, actions.ExecRequest{Script: source, ChunkName: chunkName}, &res, func(p json.RawMessage) {
 		var l actions.LogLine
 		if json.Unmarshal(p, &l) == nil {
-			env.emit(lineOf(l))
+			show(lineOf(l))
 		}
 	})
 	return execData(res), err

@@ -118,7 +118,9 @@ func RenderLine(l Line) string {
 // overlap) is printed once. A plugin forgets its subscriptions when it
 // reconnects (after a host failover), so whenever the session shows up with
 // a new connection time follow subscribes again and reads back what was
-// logged in between.
+// logged in between. On a client session, lines the server printed and
+// Studio mirrored into the client are left out by the rule logs without
+// --follow uses (mirror_stream.go).
 func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	sid := env.Session.SessionID
 	events := env.Bridge.Events(ctx, sid)
@@ -143,13 +145,25 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 	// The newest line of any kind, then the snapshot the user asked for: a
 	// line between the two is in the snapshot or filtered out, and either
 	// way not printed again when it arrives live.
+	// A client session's live lines go through the mirror rule: the
+	// window's server session is followed alongside (mirror_stream.go).
+	show, stopMirror := mirrorStream(ctx, env, env.emit)
+	defer stopMirror()
+
 	newest, err := read(every(1))
 	if err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
 	snapshot := args.request()
 	snapshot.Direction = "tail"
-	lines, err := read(snapshot)
+	var lines []Line
+	if env.Session.Context == protocol.ContextClient {
+		var data LogsData
+		data, err = clientLogs(ctx, env, snapshot) // the server's mirrored lines left out
+		lines = data.Entries
+	} else {
+		lines, err = read(snapshot)
+	}
 	if err != nil {
 		return fmt.Errorf("follow logs: %w", err)
 	}
@@ -170,11 +184,11 @@ func followLogs(ctx context.Context, env *Env, args *LogsArgs) error {
 		if last != 0 && l.Seq > last+1 {
 			// Lines fell out of a buffer on the way (a reader far too slow,
 			// or the plugin's ring buffer wrapping): say so.
-			env.emit(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1)})
+			show(Line{Level: "Warning", Body: fmt.Sprintf("%s %d log lines were lost before reaching this terminal", internalPrefix, l.Seq-last-1), Timestamp: l.Timestamp}) // stamped as the line after the gap
 		}
 		last = max(last, l.Seq)
 		if keepLine(l, args) {
-			env.emit(l)
+			show(l)
 		}
 	}
 	connectedAt := env.Session.ConnectedAt

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"math"
 
 	"github.com/studio-bridge/studio-bridge/protocol"
 	"github.com/studio-bridge/studio-bridge/protocol/actions"
@@ -18,41 +17,6 @@ import (
 // server line and its copy in the client may be stamped and still count as
 // one line.
 const MirrorSkew = 2000.0
-
-// dropMirrored returns the client's entries without those that match a
-// server entry (same level and body, stamped within MirrorSkew); each
-// server entry accounts for one client entry, so a line the client printed
-// itself as often as the server did is still counted once per copy the
-// server does not explain.
-func dropMirrored(client, server []Line) []Line {
-	if len(server) == 0 {
-		return client
-	}
-	type key struct{ level, body string }
-	pending := map[key][]float64{}
-	for _, s := range server {
-		k := key{s.Level, s.Body}
-		pending[k] = append(pending[k], s.Timestamp)
-	}
-	out := make([]Line, 0, len(client))
-	for _, c := range client {
-		k := key{c.Level, c.Body}
-		stamps := pending[k]
-		match := -1
-		for i, ts := range stamps {
-			if ts == 0 || c.Timestamp == 0 || math.Abs(ts-c.Timestamp) <= MirrorSkew {
-				match = i
-				break
-			}
-		}
-		if match < 0 {
-			out = append(out, c)
-			continue
-		}
-		pending[k] = append(stamps[:match:match], stamps[match+1:]...)
-	}
-	return out
-}
 
 // clientLogs reads a client session's entries with the server's mirrored
 // lines left out: both sessions are read with room for the mirrored lines,

@@ -7,6 +7,7 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -106,11 +107,18 @@ func TestMirroredServerLinesBelongToTheServer(t *testing.T) {
 	var ex struct {
 		Logs []struct{ Body string } `json:"logs"`
 	}
-	// --json: the streamed lines (shown as they came, the mirrored one
-	// too), then the result on the last line
+	// --json: the streamed lines, then the result on the last line; the
+	// mirrored line is in neither (the streamed lines go through the same
+	// rule: commands/mirror_stream.go)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &ex) != nil {
 		t.Fatalf("client exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "mirror-during-exec") {
+		t.Errorf("the client exec streamed the server's line: %q", r.stdout)
+	}
+	if !strings.Contains(strings.Join(lines[:len(lines)-1], "\n"), "exec-done") {
+		t.Errorf("the client exec did not stream its own lines: %q", r.stdout)
 	}
 	var bodies []string
 	for _, l := range ex.Logs {
@@ -132,5 +140,48 @@ func TestMirroredServerLinesBelongToTheServer(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(server, "\n"), "mirror-from-client") {
 		t.Errorf("the server's logs show the client's line: %q", server)
+	}
+}
+
+// logs --follow on a client session shows the client's own lines and not
+// the server's mirrored ones, by the same rule as logs without --follow.
+func TestMirroredServerLinesFollowed(t *testing.T) {
+	port, _, b := startWindow(t, "--instance", "MIRRORF", "--quiet", "--play", "--log-mirror")
+	waitSessions(t, b, "MIRRORF", protocol.ContextEdit, protocol.ContextServer, protocol.ContextClient)
+	cmd := userCmd(t, "", port, "logs", "--follow", "--context", "client", "-n", "0")
+	var out, errOut kit.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	execIn := func(context, line string) {
+		t.Helper()
+		if _, stderr, code := cli(t, port, "exec", "--context", context, `print("`+line+`")`); code != 0 {
+			t.Fatalf("exec in %s: exit %d, %s", context, code, stderr)
+		}
+	}
+	// follow is live once a client line printed after it started shows
+	kit.WaitFor(t, 30*time.Second, "logs --follow to show the client's lines", func() bool {
+		execIn("client", "follow-ready")
+		return strings.Contains(out.String(), "follow-ready")
+	})
+	for i := range 3 {
+		execIn("server", fmt.Sprintf("mirror-followed-%d", i))
+		execIn("client", fmt.Sprintf("own-followed-%d", i))
+	}
+	// the client's lines show in order, each after the mirrored line before
+	// it was judged
+	kit.WaitFor(t, 30*time.Second, "the client's last line to show", func() bool {
+		return strings.Contains(out.String(), "own-followed-2")
+	})
+	got := out.String()
+	for i := range 3 {
+		if strings.Contains(got, fmt.Sprintf("mirror-followed-%d", i)) {
+			t.Errorf("logs --follow on the client showed the server's line %d: %q", i, got)
+		}
+		if n := strings.Count(got, fmt.Sprintf("own-followed-%d\n", i)); n != 1 {
+			t.Errorf("logs --follow showed the client's line %d %d times, want 1: %q", i, n, got)
+		}
 	}
 }
