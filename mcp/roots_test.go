@@ -24,7 +24,6 @@ import (
 // is read from there, not from the server's working directory, and a path
 // outside it is an input error naming the root (issue #22 item 5).
 func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
-	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
 	w := newWorld(t)
 	root := kit.Files(t, map[string]string{"tests/a.spec.luau": "return function() end -- from the client's root"})
 	elsewhere := kit.Files(t, map[string]string{"tests/b.spec.luau": "return function() end -- from the working directory"})
@@ -85,8 +84,6 @@ func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
 // elsewhere; with --project, or from a client that did not declare roots,
 // no roots are asked (issue 24).
 func TestSourceMapFromTheClientsRoot(t *testing.T) {
-	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
-	t.Setenv("STUDIO_BRIDGE_SOURCEMAP", "")
 	defer commands.SetSourceMap(nil)
 	root := kit.Files(t, map[string]string{
 		"sourcemap.json": `{"name":"Game","className":"DataModel","children":[{"name":"ReplicatedStorage","className":"ReplicatedStorage","children":[` +
