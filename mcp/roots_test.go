@@ -29,7 +29,7 @@ func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
 	elsewhere := kit.Files(t, map[string]string{"tests/b.spec.luau": "return function() end -- from the working directory"})
 	t.Chdir(elsewhere)
 	var sent string
-	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
 		Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
 				Script string `json:"script"`
@@ -109,7 +109,7 @@ func TestSourceMapFromTheClientsRoot(t *testing.T) {
 			roots.Store(0)
 			commands.ConfigureSourceMap(context.Background(), sourcemap.Options{Root: elsewhere, Getenv: func(string) string { return "" }}, func(s string) { t.Errorf("note: %s", s) })
 			w := newWorld(t)
-			kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+			kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
 				Handler: func(string, json.RawMessage) fakeplugin.Reply {
 					return fakeplugin.Reply{Payload: map[string]any{"success": false, "error": failure, "logs": []any{},
 						"traceback": "ReplicatedStorage.Shared.Inner:5 function read\nStudioBridgeExec:1\n"}}
