@@ -508,6 +508,8 @@ func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 		select {
 		case <-be.lostCh():
 		case <-timer.C:
+			// Said so that a test can tell which wait applied.
+			b.log.Debug("waited out the resolution grace", "grace", b.opts.Grace, "expected", len(expected))
 		case <-changed:
 		case <-ctx.Done():
 			timer.Stop()
