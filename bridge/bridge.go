@@ -63,6 +63,16 @@ type Options struct {
 	// names a host that holds the port but does not answer (stopped, hung);
 	// "" keeps none (tests).
 	ConfigDir string
+	// Listen, when set, binds the bridge port in place of a TCP listen on
+	// 127.0.0.1:Port; an error it returns that is not "address in use"
+	// fails the attempt. Dial, when set, is every connection this process
+	// opens to a host (to join it, or to ask /health who holds the port)
+	// in place of a TCP dial; it must fail at once (as a refused TCP dial
+	// does) while nothing listens. Tests set both to run Bridges on an
+	// in-memory network (test/kit/memnet) with no port to find free, so
+	// they run in parallel; the product leaves them nil.
+	Listen func(ctx context.Context) (net.Listener, error)
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Timing of resolution and failover.
@@ -354,7 +364,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 	returning := b.returning
 	b.mu.Unlock()
 	if b.opts.Remote != "" {
-		l, err := dialLink(ctx, b.opts.Remote, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
+		l, err := dialLink(ctx, b.opts.Remote, b.opts.Dial, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
 		var refused *protocol.Error
 		if errors.As(err, &refused) {
 			return nil, err // the host answered, and said no (e.g. a wrong token)
@@ -372,7 +382,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		// port is taken ask /health who holds it. (Dialling first saves a
 		// one-shot command the failed listen, 0.1–0.2 ms here.)
 		jctx, cancel := context.WithTimeout(ctx, time.Second)
-		l, joinErr := dialLink(jctx, b.addr, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
+		l, joinErr := dialLink(jctx, b.addr, b.opts.Dial, b.opts.Version, b.opts.Token, b.log, b.opts.Heartbeat, b.hub, returning)
 		cancel()
 		var refused *protocol.Error
 		switch {
@@ -383,9 +393,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		}
 		// Plain TCP: Go listens with MPTCP by default, which costs a
 		// one-shot command about 0.3 ms here and gains nothing on loopback.
-		var lc net.ListenConfig
-		lc.SetMultipathTCP(false)
-		ln, err := lc.Listen(ctx, "tcp", b.addr)
+		ln, err := b.listen(ctx)
 		if err == nil {
 			b.hub.reset(nil)
 			return newHost(HostConfig{Listener: ln, Version: b.opts.Version, Log: b.log, Heartbeat: b.opts.Heartbeat,
@@ -395,7 +403,7 @@ func (b *Bridge) establish(parent context.Context) (backend, error) {
 		if !isAddrInUse(err) {
 			return nil, fmt.Errorf("cannot listen on %s: %w", b.addr, err)
 		}
-		health, err := probeHealth(ctx, b.addr)
+		health, err := probeHealth(ctx, b.addr, b.opts.Dial)
 		switch {
 		case err == nil && health.Status == "ok":
 			lastErr = joinErr // a host is there, but joining it failed: again
@@ -429,15 +437,32 @@ var (
 	errSilent = fmt.Errorf("%w: it accepted a connection but did not answer HTTP within 1s", errStranger)
 )
 
+// listen binds the bridge port: Options.Listen, else TCP on b.addr.
+func (b *Bridge) listen(ctx context.Context) (net.Listener, error) {
+	if b.opts.Listen != nil {
+		return b.opts.Listen(ctx)
+	}
+	// Plain TCP: Go listens with MPTCP by default, which costs a
+	// one-shot command about 0.3 ms here and gains nothing on loopback.
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	return lc.Listen(ctx, "tcp", b.addr)
+}
+
 // probeHealth asks whoever holds addr whether it is a studio-bridge host.
-func probeHealth(parent context.Context, addr string) (Health, error) {
+// dial, when not nil, replaces the TCP dial (Options.Dial).
+func probeHealth(parent context.Context, addr string, dial func(context.Context, string, string) (net.Conn, error)) (Health, error) {
 	ctx, cancel := context.WithTimeout(parent, time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+protocol.PathHealth, nil)
 	if err != nil {
 		return Health{}, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := http.DefaultClient
+	if dial != nil {
+		client = &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		var opErr *net.OpError
 		if errors.As(err, &opErr) && isConnRefused(err) {
@@ -483,6 +508,8 @@ func (b *Bridge) Sessions(ctx context.Context) ([]protocol.SessionInfo, error) {
 		select {
 		case <-be.lostCh():
 		case <-timer.C:
+			// Said so that a test can tell which wait applied.
+			b.log.Debug("waited out the resolution grace", "grace", b.opts.Grace, "expected", len(expected))
 		case <-changed:
 		case <-ctx.Done():
 			timer.Stop()

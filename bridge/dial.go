@@ -19,17 +19,26 @@ import (
 // A --remote host is sent Host: localhost: a devcontainer reaches the host
 // OS by another name, which the host would otherwise refuse as DNS
 // rebinding. Only browsers are the threat there, and they cannot set Host.
-type upgradeTransport struct{}
+//
+// dial, when not nil, replaces the TCP dial (Options.Dial: tests on an
+// in-memory network).
+type upgradeTransport struct {
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
 
-func (upgradeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t upgradeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !loopbackHost(r.Host) {
 		r = r.Clone(r.Context())
 		_, port, _ := net.SplitHostPort(r.URL.Host)
 		r.Host = net.JoinHostPort("localhost", port)
 	}
 	ctx := r.Context()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", r.URL.Host)
+	dial := t.dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	conn, err := dial(ctx, "tcp", r.URL.Host)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func TestFreshHostLearnsTheLostSessionsFromARejoiningClient(t *testing.T) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	l, err := dialLink(ctx, addr, "1.0.0", kit.Token(t), testLog(t), 0, newHub(testLog(t)), ids)
+	l, err := dialLink(ctx, addr, nil, "1.0.0", kit.Token(t), testLog(t), 0, newHub(testLog(t)), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -41,12 +42,13 @@ type link struct {
 // dialLink joins the host at addr ("127.0.0.1:38741"), proving it holds
 // token, the user's token, once the host has proved it holds it too. returning lists the sessions of the host this process lost,
 // if it is rejoining after a failover (sent only if there are at most
-// protocol.MaxReturning).
-func dialLink(ctx context.Context, addr, version string, token authtoken.Token, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
+// protocol.MaxReturning). dial, when not nil, replaces the TCP dial
+// (Options.Dial).
+func dialLink(ctx context.Context, addr string, dial func(context.Context, string, string) (net.Conn, error), version string, token authtoken.Token, log *slog.Logger, heartbeat time.Duration, hb *hub, returning []string) (*link, error) {
 	dctx, cancel := context.WithTimeout(ctx, protocol.HandshakeTimeout)
 	defer cancel()
 	c, resp, err := websocket.Dial(dctx, "ws://"+addr+protocol.PathClient, &websocket.DialOptions{
-		HTTPClient: &http.Client{Timeout: protocol.HandshakeTimeout, Transport: upgradeTransport{}},
+		HTTPClient: &http.Client{Timeout: protocol.HandshakeTimeout, Transport: upgradeTransport{dial: dial}},
 	})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusServiceUnavailable {

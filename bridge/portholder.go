@@ -47,7 +47,7 @@ type PortHolder struct {
 // ProcessOnPort). The probe is bounded (1 s).
 func WhoHolds(ctx context.Context, configDir string, port int) PortHolder {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	h, err := probeHealth(ctx, addr)
+	h, err := probeHealth(ctx, addr, nil)
 	switch {
 	case err == nil && h.Status == "ok":
 		return PortHolder{Kind: HolderHost, Health: h}

@@ -19,7 +19,7 @@ import (
 // plugin to its "log" events for it, and unsubscribes when the client does.
 func TestLogsSubscriptionAnnouncesNewLines(t *testing.T) {
 	w := newWorld(t)
-	pl, sid := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit,
+	pl, sid := kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit,
 		PlaceName: "Place", Handler: fakeplugin.Studio})
 	updated := make(chan string, 64)
 	s, cs := w.serve(t, Options{}, &sdk.ClientOptions{

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"image/png"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,12 +30,26 @@ var _ = flag.Bool("update", false, "rewrite golden files")
 // TestMain runs the tests in a config directory of their own, under goleak.
 func TestMain(m *testing.M) { kit.MainInConfigDir(m) }
 
+// world is a bridge host in the test process with fake plugins joined to
+// it. Its bridge runs in memory (bridgekit.InMemory): plugins dial it with
+// http, at the made-up port; newSocketWorld's uses a real loopback port.
 type world struct {
 	port   int
+	http   *http.Client // nil: a real port
 	bridge *bridge.Bridge
 }
 
 func newWorld(t *testing.T) *world {
+	t.Helper()
+	opts, ln := bridgekit.InMemory(bridge.Options{Grace: 300 * time.Millisecond})
+	b := bridgekit.Connect(t, opts)
+	t.Cleanup(b.Kill)
+	return &world{port: ln.Port(), http: ln.HTTPClient(), bridge: b}
+}
+
+// newSocketWorld is a world whose bridge host listens on a real loopback
+// port, for the tests that keep the product's sockets in the loop.
+func newSocketWorld(t *testing.T) *world {
 	t.Helper()
 	port := kit.FreePort(t)
 	b := bridgekit.Connect(t, bridge.Options{Port: port, Grace: 300 * time.Millisecond})
@@ -44,7 +59,7 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) plugin(t *testing.T, instance string, ctx protocol.Context, state protocol.State) string {
 	t.Helper()
-	_, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: instance, Context: ctx, State: state,
+	_, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: instance, Context: ctx, State: state,
 		PlaceName: "Place", Handler: fakeplugin.Studio})
 	return id
 }
@@ -69,7 +84,7 @@ func (w *world) server(t *testing.T, opts Options) *sdk.Server {
 // and waits until the host has welcomed it.
 func (w *world) editStudio(t *testing.T) *fakeplugin.Plugin {
 	t.Helper()
-	pl := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit,
+	pl := fakeplugin.Start(fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit,
 		Handler: fakeplugin.Studio, RetryDelays: []time.Duration{50 * time.Millisecond}})
 	t.Cleanup(pl.Close)
 	if _, err := pl.WaitWelcome(context.Background()); err != nil {
@@ -172,7 +187,7 @@ func TestToolFiltering(t *testing.T) {
 
 func TestToolCalls(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newSocketWorld(t) // real sockets: the product's path end to end
 	id := w.plugin(t, "A", protocol.ContextEdit, protocol.StateEdit)
 	cs := w.client(t, Options{})
 
@@ -451,8 +466,8 @@ func TestErrorTexts(t *testing.T) {
 // the script.
 func TestCancellationReachesThePlugin(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Handler: fakeplugin.Studio,
+	w := newSocketWorld(t) // real sockets: a cancel crosses TCP
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Handler: fakeplugin.Studio,
 		RetryDelays: []time.Duration{50 * time.Millisecond}})
 	t.Cleanup(p.Close)
 	if _, err := p.WaitWelcome(context.Background()); err != nil {
@@ -482,7 +497,7 @@ func TestCancellationReachesThePlugin(t *testing.T) {
 func TestCancelledCallCode(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	p, _ := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
+	p, _ := kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
 		PlaceName: "Place", Handler: fakeplugin.Studio})
 	s := w.server(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -622,7 +637,7 @@ func TestResourceListChanged(t *testing.T) {
 		}
 	}
 
-	p, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
+	p, id := kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit,
 		PlaceName: "Place", Handler: fakeplugin.Studio})
 	uri := sessionURIPrefix + id + "/logs"
 	expect("a session connecting", uri, true)
@@ -634,7 +649,7 @@ func TestResourceListChanged(t *testing.T) {
 func TestTimeoutOption(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "slow",
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "slow",
 		Handler: func(string, json.RawMessage) fakeplugin.Reply { return fakeplugin.Reply{Stall: true} }})
 	cs := w.client(t, Options{Timeout: 300 * time.Millisecond})
 	res := call(t, cs, "studio_exec", map[string]any{"script": "while true do task.wait() end"})

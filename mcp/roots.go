@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"os"
 	"sync"
 	"time"
 
@@ -17,14 +16,21 @@ import (
 const rootsWait = 2 * time.Second
 
 // projectRoot resolves the project root for one tool call, only when the
-// command reads files: --project (flag), else STUDIO_BRIDGE_PROJECT, else
-// the first local folder among the client's roots (roots/list), else the
-// working directory.
+// command reads files: flag (Options.Project: --project, else
+// STUDIO_BRIDGE_PROJECT, both resolved by the CLI), else the first local
+// folder among the client's roots (roots/list), else the working
+// directory. The environment is not read here: the CLI has read it into
+// flag, and a test names the root as an option rather than setting the
+// process's environment.
 func projectRoot(ctx context.Context, flag string, ss *sdk.ServerSession) func() (string, error) {
 	return func() (string, error) {
-		return project.RootWithClient(flag, nil, func() []string { return clientRoots(ctx, ss) })
+		return project.RootWithClient(flag, noEnv, func() []string { return clientRoots(ctx, ss) })
 	}
 }
+
+// noEnv is the getenv of project.RootWithClient: Options.Project already
+// holds STUDIO_BRIDGE_PROJECT when that is how the user named the root.
+func noEnv(string) string { return "" }
 
 // clientRoots asks the client for its roots; a client without the roots
 // capability answers an error, and then there are none. On MCP 2026-07-28
@@ -67,8 +73,8 @@ type mapRoot struct {
 
 func (r *mapRoot) resolve(ctx context.Context, ss *sdk.ServerSession) {
 	r.once.Do(func() {
-		if r.flag != "" || os.Getenv(project.EnvVar) != "" {
-			return // the root is named; the CLI configured the map with it
+		if r.flag != "" {
+			return // the root is named (--project or STUDIO_BRIDGE_PROJECT); the CLI configured the map with it
 		}
 		if !hasRoots(ss) {
 			return // a client that did not declare roots is not asked for them

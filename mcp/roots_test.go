@@ -24,13 +24,12 @@ import (
 // is read from there, not from the server's working directory, and a path
 // outside it is an input error naming the root (issue #22 item 5).
 func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
-	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
 	w := newWorld(t)
 	root := kit.Files(t, map[string]string{"tests/a.spec.luau": "return function() end -- from the client's root"})
 	elsewhere := kit.Files(t, map[string]string{"tests/b.spec.luau": "return function() end -- from the working directory"})
 	t.Chdir(elsewhere)
 	var sent string
-	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
 		Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
 				Script string `json:"script"`
@@ -85,8 +84,6 @@ func TestStudioTestPathsStayInTheClientsRoot(t *testing.T) {
 // elsewhere; with --project, or from a client that did not declare roots,
 // no roots are asked (issue 24).
 func TestSourceMapFromTheClientsRoot(t *testing.T) {
-	t.Setenv("STUDIO_BRIDGE_PROJECT", "")
-	t.Setenv("STUDIO_BRIDGE_SOURCEMAP", "")
 	defer commands.SetSourceMap(nil)
 	root := kit.Files(t, map[string]string{
 		"sourcemap.json": `{"name":"Game","className":"DataModel","children":[{"name":"ReplicatedStorage","className":"ReplicatedStorage","children":[` +
@@ -112,7 +109,7 @@ func TestSourceMapFromTheClientsRoot(t *testing.T) {
 			roots.Store(0)
 			commands.ConfigureSourceMap(context.Background(), sourcemap.Options{Root: elsewhere, Getenv: func(string) string { return "" }}, func(s string) { t.Errorf("note: %s", s) })
 			w := newWorld(t)
-			kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+			kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
 				Handler: func(string, json.RawMessage) fakeplugin.Reply {
 					return fakeplugin.Reply{Payload: map[string]any{"success": false, "error": failure, "logs": []any{},
 						"traceback": "ReplicatedStorage.Shared.Inner:5 function read\nStudioBridgeExec:1\n"}}

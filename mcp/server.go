@@ -20,8 +20,9 @@ import (
 type Options struct {
 	// Version is reported to clients.
 	Version string
-	// Project is --project: the project root, which wins over the
-	// client's roots (see projectRoot).
+	// Project is the project root the user named: --project, else
+	// STUDIO_BRIDGE_PROJECT, resolved by the CLI (the server never reads
+	// the environment). It wins over the client's roots (see projectRoot).
 	Project string
 	// ReadOnly leaves out every command that mutates Studio (studio_exec,
 	// studio_play, studio_test: Definition.Mutates).

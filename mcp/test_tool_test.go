@@ -24,7 +24,7 @@ func TestStudioTestKeepsTheDocumentUnderTheBudget(t *testing.T) {
 	tests = append(tests, map[string]any{"name": "spec › passes", "status": "passed", "file": "tests/a.spec.luau"})
 	answer, _ := json.Marshal(map[string]any{"tests": tests, "durationMs": 5, "names": map[string]string{}})
 	var sent string
-	kit.Plugin(t, fakeplugin.Config{Port: w.port, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
+	kit.Plugin(t, fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Context: protocol.ContextEdit, State: protocol.StateEdit, PlaceName: "Place",
 		Handler: func(action string, payload json.RawMessage) fakeplugin.Reply {
 			var req struct {
 				Script  string `json:"script"`

@@ -52,7 +52,7 @@ func TestTimeoutArgument(t *testing.T) {
 func TestTimeoutArgumentBoundsTheCall(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, InstanceID: "A", Handler: fakeplugin.Studio})
+	p := fakeplugin.Start(fakeplugin.Config{Port: w.port, HTTPClient: w.http, InstanceID: "A", Handler: fakeplugin.Studio})
 	t.Cleanup(p.Close)
 	if _, err := p.WaitWelcome(context.Background()); err != nil {
 		t.Fatal(err)

@@ -212,9 +212,10 @@ func TestKill9Failover(t *testing.T) {
 	})
 	t.Logf("kill -9 → %s answers /health after %s; all 4 plugins re-registered after %s",
 		newHost.Name, hostAt.Round(time.Millisecond), servedAt.Round(time.Millisecond))
-	if servedAt > 2*time.Second {
-		t.Errorf("plugins served again %s after kill -9; target 2s", servedAt.Round(time.Millisecond))
-	}
+	// The 2 s target is a speed figure: BenchmarkFailover (test/bench)
+	// measures it. Here the facts are what matter: every plugin came back
+	// on its second socket under its old session id (assertReRegistered),
+	// within the WaitFor bound that catches a failover that never ends.
 	assertReRegistered(t, ps)
 	if why := sessionsMatch(infos(sessionsJSON(t, "--port", strconv.Itoa(port))), ps); why != "" {
 		t.Fatalf("after failover: %s", why)
@@ -261,7 +262,7 @@ func TestFreshProcessAfterKill9(t *testing.T) {
 					return h.Status == "ok" && h.PID == standby.PID()
 				})
 			}
-			r := run(t, 15*time.Second, nil, "sessions", "--json", "--port", p, "--log-level", "info")
+			r := run(t, 15*time.Second, nil, "sessions", "--json", "--port", p, "--log-level", "debug")
 			took := time.Since(killed)
 			if why := sessionsMatch(infos(sessionsOf(t, r)), ps); why != "" {
 				t.Fatalf("fresh process after kill -9: %s", why)
@@ -269,9 +270,13 @@ func TestFreshProcessAfterKill9(t *testing.T) {
 			t.Logf("fresh `sessions` listed all 4 sessions %s after kill -9 (won the port: %v)",
 				took.Round(time.Millisecond), strings.Contains(r.Stderr, "serving as the bridge host"))
 			// Not a speed target (that is BenchmarkFailoverFreshProcess): the
-			// process must not have waited out the grace.
-			if took >= bridge.ResolveGrace {
-				t.Fatalf("sessions answered %s after the kill: it waited out the %s grace", took.Round(time.Millisecond), bridge.ResolveGrace)
+			// process must not have waited out the grace, which its debug
+			// log would say (bridge.Bridge.Sessions).
+			if !strings.Contains(r.Stderr, "level=DEBUG") {
+				t.Fatalf("no debug log to tell which wait applied:\n%s", r.Stderr)
+			}
+			if strings.Contains(r.Stderr, "waited out the resolution grace") {
+				t.Fatalf("sessions waited out the %s grace instead of ending it when the lost host's sessions were back:\n%s", bridge.ResolveGrace, r.Stderr)
 			}
 		})
 	}
@@ -286,7 +291,7 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 	pl := startPlugin(t, port, "A", protocol.ContextEdit, protocol.StateEdit)
 
 	// Started after the serve processes, the call process is a client.
-	call := start(t, "call exec", nil, "call", "--port", p, "--session", pl.id, "exec", "{}")
+	call := start(t, "call exec", nil, "call", "--port", p, "--log-level", "info", "--session", pl.id, "exec", "{}")
 	kit.WaitFor(t, 10*time.Second, "the plugin to receive exec", func() bool {
 		for _, r := range pl.Requests() {
 			if r.Action == "exec" {
@@ -309,8 +314,11 @@ func TestInFlightExecDuringKill9(t *testing.T) {
 	if !strings.Contains(call.Stderr.String(), "may or may not have run") {
 		t.Errorf("stderr lacks the unknown-outcome wording:\n%s", call.Stderr.String())
 	}
-	if took > time.Second {
-		t.Errorf("the call exited %s after the kill; want within 1s", took.Round(time.Millisecond))
+	// "At once" is a fact, not a time: the link ended on the socket's
+	// close (the kernel closes a killed process's sockets), not because
+	// the heartbeat found the host silent.
+	if strings.Contains(call.Stderr.String(), "dropping silent peer") {
+		t.Errorf("the call noticed the dead host by its heartbeat, not the socket's close:\n%s", call.Stderr.String())
 	}
 }
 
@@ -424,8 +432,10 @@ func TestPortSelection(t *testing.T) {
 			if !strings.Contains(r.Stderr, "127.0.0.1:"+d) || !strings.Contains(r.Stderr, "--remote") {
 				t.Errorf("%v: stderr does not name the remote and the flag:\n%s", args, r.Stderr)
 			}
-			if r.Took > 3*time.Second {
-				t.Errorf("%v: took %s to fail", args, r.Took.Round(time.Millisecond))
+			// Fast is a fact: the first refused dial ended it, not a join
+			// timeout or retries.
+			if !strings.Contains(r.Stderr, "refused") || strings.Contains(r.Stderr, "deadline") {
+				t.Errorf("%v: did not fail on the refused dial:\n%s", args, r.Stderr)
 			}
 		}
 	})

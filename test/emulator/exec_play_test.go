@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/studio-bridge/studio-bridge/test/kit"
 )
@@ -125,13 +124,12 @@ func TestRefusedPlayLeavesTheTestRunning(t *testing.T) {
 // be ended, and exec --play says so and exits with the timeout code.
 func TestExecPlayCannotEndTheTest(t *testing.T) {
 	port, _, _, _ := editWindow(t, "E2E-EXEC-FROZEN")
-	start := time.Now()
 	stdout, stderr, code := cli(t, port, "--timeout", "2s", "exec", "--play", `while true do end`)
+	// Which wait ended it is in the message, not the clock: the stop
+	// request to the frozen server timed out on its own bound
+	// (commands.EndTest: 10 seconds), not the whole StopTimeout or a hang.
 	if code != 4 || stdout != "" || !strings.Contains(stderr, "Could not end the test, so Studio is still in it") ||
-		!strings.Contains(stderr, "Stop it in Studio") {
+		!strings.Contains(stderr, "did not answer within 10 seconds") || !strings.Contains(stderr, "Stop it in Studio") {
 		t.Errorf("exit %d (want 4)\nstdout %q\nstderr %q", code, stdout, stderr)
-	}
-	if d := time.Since(start); d > 60*time.Second {
-		t.Errorf("took %s", d)
 	}
 }

@@ -1,6 +1,7 @@
 // Package memnet is an in-memory network for unit tests: a net.Listener
 // whose connections are net.Pipe pairs, and the dialer and HTTP client that
-// reach it. A bridge host served on one (bridge.HostConfig.Listener), and
+// reach it. A bridge host served on one (bridge.HostConfig.Listener, or a
+// whole Bridge through bridge.Options.Listen and Dial: bridgekit.InMemory), and
 // the fake plugins and raw peers that dial it (fakeplugin.Config.HTTPClient),
 // talk without a socket: no port to find free, nothing another test or
 // process can take, nothing the kernel buffers or schedules, so the tests
