@@ -21,6 +21,9 @@ type Exchange struct {
 	// Payload is the result of an ok response.
 	Payload json.RawMessage
 	Error   *protocol.Error
+	// Cancelled: the host sent a cancel for the request (its caller gave
+	// up) before the plugin's response.
+	Cancelled bool
 }
 
 // Exchanges pairs each request the host sends with the plugin's progress,
@@ -42,6 +45,10 @@ func (t *Transcript) Exchanges() ([]*Exchange, error) {
 				x := &Exchange{Request: m}
 				byID[m.SessionID+"/"+m.ID] = x
 				out = append(out, x)
+			case protocol.Cancel:
+				if x := byID[m.SessionID+"/"+m.ID]; x != nil && s.From == Host {
+					x.Cancelled = true
+				}
 			case protocol.Progress:
 				if x := byID[m.SessionID+"/"+m.ID]; x != nil {
 					x.Progress = append(x.Progress, m.Payload)

@@ -65,8 +65,9 @@ func (r Reply) progress(sid, id string) []protocol.Message {
 // outcome waits out r's Delay and returns the frames that answer request id
 // of session sid: the response, after its chunks when r.ChunkSize asks for
 // them. A request the host cancelled (ctx ended) before it was answered is
-// answered "cancelled". ok is false when r stalls: it is never answered.
-func (r Reply) outcome(ctx context.Context, sid, id string) (frames []protocol.Message, ok bool) {
+// answered CANCELLED "<action> cancelled", as the Luau plugin answers it.
+// ok is false when r stalls: it is never answered.
+func (r Reply) outcome(ctx context.Context, action, sid, id string) (frames []protocol.Message, ok bool) {
 	if r.Stall {
 		<-ctx.Done()
 		return nil, false
@@ -80,7 +81,7 @@ func (r Reply) outcome(ctx context.Context, sid, id string) (frames []protocol.M
 	raw, err := json.Marshal(r.Payload)
 	switch {
 	case ctx.Err() != nil:
-		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: protocol.Errorf(protocol.CodeCancelled, "cancelled")}}, true
+		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: protocol.Errorf(protocol.CodeCancelled, "%s cancelled", action)}}, true
 	case r.Err != nil:
 		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: r.Err}}, true
 	case err != nil:

@@ -61,6 +61,11 @@ func answers(t *testing.T, xs []*transcript.Exchange) fakeplugin.Handler {
 		for _, p := range x.Progress {
 			r.Progress = append(r.Progress, p)
 		}
+		if x.Cancelled {
+			// wait for the host's cancel, which answers it (a guard, not
+			// a speed bound: the transcript's cancel comes first)
+			r.Err, r.Delay = nil, time.Hour
+		}
 		if x.OK {
 			r.Payload = x.Payload
 			if len(x.Chunks) > 0 {
