@@ -119,6 +119,12 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 
 	var calls sync.WaitGroup
 	defer calls.Wait()
+	// events: what the host relays to its local subscribers of each
+	// session, which must be the plugin's event frames.
+	events := map[string]<-chan protocol.Event{}
+	for _, id := range ids {
+		events[id] = h.hub.watchEvents(ctx, id, nil, nil)
+	}
 	results := map[string]chan replayedCall{}
 	// cancels ends a call the way its caller gives up: the transcript's
 	// cancel frame is then the host's to send.
@@ -141,6 +147,9 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 			if step.From == transcript.Plugin {
 				if err := c.Write(ctx, websocket.MessageText, f.Raw); err != nil {
 					t.Fatalf("%s: send the plugin's %s: %v", at, f.Type, err)
+				}
+				if f.Type == protocol.TypeEvent {
+					checkEvent(t, at, f.Raw, events)
 				}
 				if f.Type == protocol.TypeProgress {
 					var p protocol.Progress
@@ -288,6 +297,32 @@ func checkCall(t *testing.T, at string, x *transcript.Exchange, done chan replay
 	}
 	if err := x.CheckPayloads(); err != nil {
 		t.Fatalf("%s: %v", at, err)
+	}
+}
+
+// checkEvent waits for the host to relay the plugin's event frame sent to
+// the session's local subscribers.
+func checkEvent(t *testing.T, at string, sent []byte, events map[string]<-chan protocol.Event) {
+	t.Helper()
+	var ev protocol.Event
+	if err := json.Unmarshal(sent, &ev); err != nil {
+		t.Fatalf("%s: %v", at, err)
+	}
+	watch := events[ev.SessionID]
+	if watch == nil {
+		t.Fatalf("%s: an event for session %q, which the transcript never attached", at, ev.SessionID)
+	}
+	select {
+	case got := <-watch:
+		frame, err := protocol.Encode(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := transcript.Equal(sent, frame); err != nil {
+			t.Fatalf("%s: the host relayed the plugin's event as: %v", at, err)
+		}
+	case <-time.After(transcriptFrameWait):
+		t.Fatalf("%s: the host never relayed the plugin's event", at)
 	}
 }
 

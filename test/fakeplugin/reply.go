@@ -13,6 +13,10 @@ import (
 type Reply struct {
 	// Progress payloads are sent, in order, before the response.
 	Progress []any
+	// Events are sent after Progress, before the response, on the
+	// request's session (their SessionID is set): the log events of lines
+	// the work printed while a subscription lasted.
+	Events []protocol.Event
 	// Payload is the response payload when Err is nil.
 	Payload any
 	// Err makes the response an error.
@@ -52,12 +56,17 @@ func reply(h Handler, req protocol.Request) Reply {
 	return h(req.Action, req.Payload)
 }
 
-// progress is r's progress frames for request id of session sid.
+// progress is r's progress frames for request id of session sid, then its
+// events.
 func (r Reply) progress(sid, id string) []protocol.Message {
 	frames := make([]protocol.Message, 0, len(r.Progress))
 	for _, prog := range r.Progress {
 		raw, _ := json.Marshal(prog)
 		frames = append(frames, protocol.Progress{SessionID: sid, ID: id, Payload: raw})
+	}
+	for _, e := range r.Events {
+		e.SessionID = sid
+		frames = append(frames, e)
 	}
 	return frames
 }

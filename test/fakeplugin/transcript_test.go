@@ -61,6 +61,13 @@ func answers(t *testing.T, xs []*transcript.Exchange) fakeplugin.Handler {
 		for _, p := range x.Progress {
 			r.Progress = append(r.Progress, p)
 		}
+		for _, raw := range x.Events {
+			var e protocol.Event
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Errorf("a recorded event: %v", err)
+			}
+			r.Events = append(r.Events, e)
+		}
 		if x.Cancelled {
 			// wait for the host's cancel, which answers it (a guard, not
 			// a speed bound: the transcript's cancel comes first)
