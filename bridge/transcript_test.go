@@ -78,7 +78,9 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 		case protocol.TypeAttached:
 			var a protocol.Attached
 			_ = json.Unmarshal(f.Raw, &a)
-			ids, secrets = append(ids, a.SessionID), append(secrets, a.ResumeSecret)
+			if !a.Resumed { // a resumed session keeps its id and secret
+				ids, secrets = append(ids, a.SessionID), append(secrets, a.ResumeSecret)
+			}
 		}
 	}
 	xs, err := tr.Exchanges()
@@ -144,6 +146,9 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 	for _, step := range tr.Steps {
 		for _, f := range step.Frames {
 			at := fmt.Sprintf("%s:%d", tr.Name, f.Line)
+			if step.From == transcript.Lost {
+				continue // the plugin sent it; the socket dropped first
+			}
 			if step.From == transcript.Plugin {
 				if err := c.Write(ctx, websocket.MessageText, f.Raw); err != nil {
 					t.Fatalf("%s: send the plugin's %s: %v", at, f.Type, err)
@@ -217,6 +222,15 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 			if err := transcript.Equal(f.Raw, got); err != nil {
 				t.Fatalf("%s: the host's %s differs: %v", at, f.Type, err)
 			}
+		}
+		if step.From == transcript.Lost {
+			// the socket drops; the plugin connects again (a resume)
+			c.CloseNow()
+			if c, _, err = websocket.Dial(ctx, "ws://"+ln.Addr().String()+protocol.PathPlugin, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(protocol.PluginMaxFrameBytes)
 		}
 	}
 }

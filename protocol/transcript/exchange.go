@@ -37,6 +37,9 @@ func (t *Transcript) Exchanges() ([]*Exchange, error) {
 	var out []*Exchange
 	byID := map[string]*Exchange{}
 	for _, s := range t.Steps {
+		if s.From == Lost {
+			continue // the host never saw them
+		}
 		for _, f := range s.Frames {
 			m, err := protocol.Decode(f.Raw)
 			if err != nil {
