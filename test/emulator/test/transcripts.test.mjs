@@ -85,6 +85,11 @@ test('the transcript parser reads the format and refuses bad files', () => {
       ['host', [['welcome', 8]]],
     ],
   )
+  const lost = parse('lost', '-- host --\n{"type":"request"}\n-- lost --\n{"type":"response"}\n')
+  assert.deepEqual(
+    lost.steps.map((s) => s.from),
+    ['host', 'lost'],
+  )
   for (const [text, want] of [
     ['just text\n', /no sections/],
     ['-- client --\n{"type":"x"}\n', /section "client"/],
@@ -114,7 +119,16 @@ for (const t of transcripts) {
     const waiting = []
     let accepted = null
     const connected = () =>
-      waiting.length > 0 ? Promise.resolve(waiting.shift()) : new Promise((resolve) => (accepted = resolve))
+      waiting.length > 0
+        ? Promise.resolve(waiting.shift())
+        : new Promise((resolve, reject) => {
+            // a guard against a plugin that never connects, not a speed bound
+            const guard = setTimeout(() => reject(new Error('the plugin did not connect')), FRAME_WAIT_MS)
+            accepted = (ws) => {
+              clearTimeout(guard)
+              resolve(ws)
+            }
+          })
     server.on('upgrade', (req, socket, head) => {
       if (req.url !== '/plugin') return socket.destroy()
       wss.handleUpgrade(req, socket, head, (ws) => {
