@@ -78,7 +78,9 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 		case protocol.TypeAttached:
 			var a protocol.Attached
 			_ = json.Unmarshal(f.Raw, &a)
-			ids, secrets = append(ids, a.SessionID), append(secrets, a.ResumeSecret)
+			if !a.Resumed { // a resumed session keeps its id and secret
+				ids, secrets = append(ids, a.SessionID), append(secrets, a.ResumeSecret)
+			}
 		}
 	}
 	xs, err := tr.Exchanges()
@@ -119,13 +121,45 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 
 	var calls sync.WaitGroup
 	defer calls.Wait()
+	// events: what the host relays to its local subscribers of each
+	// session, which must be the plugin's event frames.
+	events := map[string]<-chan protocol.Event{}
+	for _, id := range ids {
+		events[id] = h.hub.watchEvents(ctx, id, nil, nil)
+	}
 	results := map[string]chan replayedCall{}
+	// cancels ends a call the way its caller gives up: the transcript's
+	// cancel frame is then the host's to send.
+	cancels := map[string]context.CancelFunc{}
+	// progressSeen gets a value each time a call reads a progress payload,
+	// progressSent counts those the test sent it: before cancelling, the
+	// test waits until the call has read them all (a sync point; without
+	// it the host could read a progress frame after the cancel and answer
+	// it with a notice the transcript does not record).
+	progressSeen := map[string]chan struct{}{}
+	progressSent := map[string]int{}
+	defer func() {
+		for _, stop := range cancels {
+			stop()
+		}
+	}()
 	for _, step := range tr.Steps {
 		for _, f := range step.Frames {
 			at := fmt.Sprintf("%s:%d", tr.Name, f.Line)
+			if step.From == transcript.Lost {
+				continue // the plugin sent it; the socket dropped first
+			}
 			if step.From == transcript.Plugin {
 				if err := c.Write(ctx, websocket.MessageText, f.Raw); err != nil {
 					t.Fatalf("%s: send the plugin's %s: %v", at, f.Type, err)
+				}
+				if f.Type == protocol.TypeEvent {
+					checkEvent(t, at, f.Raw, events)
+				}
+				if f.Type == protocol.TypeProgress {
+					var p protocol.Progress
+					_ = json.Unmarshal(f.Raw, &p)
+					progressSent[p.SessionID+"/"+p.ID]++
 				}
 				if f.Type == protocol.TypeResponse {
 					var r protocol.Response
@@ -135,6 +169,24 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 				}
 				continue
 			}
+			if f.Type == protocol.TypeCancel {
+				var m protocol.Cancel
+				_ = json.Unmarshal(f.Raw, &m)
+				key := m.SessionID + "/" + m.ID
+				stop := cancels[key]
+				if stop == nil {
+					t.Fatalf("%s: a cancel for a request the host never sent", at)
+				}
+				for i := 0; i < progressSent[key]; i++ {
+					select {
+					case <-progressSeen[key]:
+					case <-time.After(transcriptFrameWait):
+						t.Fatalf("%s: the call never read progress %d", at, i)
+					}
+				}
+				progressSent[key] = 0
+				stop()
+			}
 			if f.Type == protocol.TypeRequest {
 				var req protocol.Request
 				if err := json.Unmarshal(f.Raw, &req); err != nil {
@@ -143,15 +195,23 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 				done := make(chan replayedCall, 1)
 				results[req.SessionID+"/"+req.ID] = done
 				payload := typedPayload(t, at, req)
+				callCtx, stop := context.WithCancel(ctx)
+				cancels[req.SessionID+"/"+req.ID] = stop
+				seen := make(chan struct{}, len(answers[req.SessionID+"/"+req.ID].Progress))
+				progressSeen[req.SessionID+"/"+req.ID] = seen
 				calls.Add(1)
 				go func() {
 					defer calls.Done()
 					var r replayedCall
 					var mu sync.Mutex
-					r.payload, r.err = h.call(ctx, req.SessionID, req.Action, payload, time.Duration(req.TimeoutMs)*time.Millisecond, func(p json.RawMessage) {
+					r.payload, r.err = h.call(callCtx, req.SessionID, req.Action, payload, time.Duration(req.TimeoutMs)*time.Millisecond, func(p json.RawMessage) {
 						mu.Lock()
 						defer mu.Unlock()
 						r.progress = append(r.progress, p)
+						select {
+						case seen <- struct{}{}:
+						default:
+						}
 					})
 					mu.Lock()
 					defer mu.Unlock()
@@ -162,6 +222,15 @@ func replayAgainstHost(t *testing.T, tr *transcript.Transcript) {
 			if err := transcript.Equal(f.Raw, got); err != nil {
 				t.Fatalf("%s: the host's %s differs: %v", at, f.Type, err)
 			}
+		}
+		if step.From == transcript.Lost {
+			// the socket drops; the plugin connects again (a resume)
+			c.CloseNow()
+			if c, _, err = websocket.Dial(ctx, "ws://"+ln.Addr().String()+protocol.PathPlugin, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(protocol.PluginMaxFrameBytes)
 		}
 	}
 }
@@ -197,6 +266,24 @@ func checkCall(t *testing.T, at string, x *transcript.Exchange, done chan replay
 	case <-time.After(transcriptFrameWait):
 		t.Fatalf("%s: the host's call did not end after the plugin's response", at)
 	}
+	if x.Cancelled {
+		// the host stopped waiting when it sent the cancel, so the plugin's
+		// late answer is not the call's, and progress the host read after
+		// that (the test cancels as soon as it has sent it) is not either
+		var perr *protocol.Error
+		if !errors.As(r.err, &perr) || perr.Code != protocol.CodeCancelled {
+			t.Fatalf("%s: the cancelled call ended with %v, not %s", at, r.err, protocol.CodeCancelled)
+		}
+		if len(r.progress) > len(x.Progress) {
+			t.Fatalf("%s: the cancelled call saw %d progress payloads; the plugin sent %d", at, len(r.progress), len(x.Progress))
+		}
+		for i := range r.progress {
+			if err := transcript.Equal(x.Progress[i], r.progress[i]); err != nil {
+				t.Fatalf("%s: progress %d: %v", at, i, err)
+			}
+		}
+		return
+	}
 	if len(r.progress) != len(x.Progress) {
 		t.Errorf("%s: the call saw %d progress payloads; the plugin sent %d", at, len(r.progress), len(x.Progress))
 	} else {
@@ -224,6 +311,32 @@ func checkCall(t *testing.T, at string, x *transcript.Exchange, done chan replay
 	}
 	if err := x.CheckPayloads(); err != nil {
 		t.Fatalf("%s: %v", at, err)
+	}
+}
+
+// checkEvent waits for the host to relay the plugin's event frame sent to
+// the session's local subscribers.
+func checkEvent(t *testing.T, at string, sent []byte, events map[string]<-chan protocol.Event) {
+	t.Helper()
+	var ev protocol.Event
+	if err := json.Unmarshal(sent, &ev); err != nil {
+		t.Fatalf("%s: %v", at, err)
+	}
+	watch := events[ev.SessionID]
+	if watch == nil {
+		t.Fatalf("%s: an event for session %q, which the transcript never attached", at, ev.SessionID)
+	}
+	select {
+	case got := <-watch:
+		frame, err := protocol.Encode(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := transcript.Equal(sent, frame); err != nil {
+			t.Fatalf("%s: the host relayed the plugin's event as: %v", at, err)
+		}
+	case <-time.After(transcriptFrameWait):
+		t.Fatalf("%s: the host never relayed the plugin's event", at)
 	}
 }
 

@@ -14,6 +14,10 @@
 //	-- host --
 //	{"type":"welcome",...}      host to plugin
 //
+// A "-- lost --" section holds frames the plugin sends that never reach the
+// host: the socket drops after them and the plugin connects again (a
+// resume), so the frames after it are on a new socket.
+//
 // Sections alternate as the conversation does; blank lines and lines
 // starting with # inside a section are ignored. Frames are compared as JSON
 // values (key order and number spelling do not matter; every key and value

@@ -21,6 +21,14 @@ type Exchange struct {
 	// Payload is the result of an ok response.
 	Payload json.RawMessage
 	Error   *protocol.Error
+	// Cancelled: the host sent a cancel for the request (its caller gave
+	// up) before the plugin's response.
+	Cancelled bool
+	// Events are the event frames the plugin sent on the request's session
+	// while it ran (after the request, before its response): the log lines
+	// an exec printed while a subscription lasted.
+	Events   []json.RawMessage
+	answered bool
 }
 
 // Exchanges pairs each request the host sends with the plugin's progress,
@@ -29,6 +37,9 @@ func (t *Transcript) Exchanges() ([]*Exchange, error) {
 	var out []*Exchange
 	byID := map[string]*Exchange{}
 	for _, s := range t.Steps {
+		if s.From == Lost {
+			continue // the host never saw them
+		}
 		for _, f := range s.Frames {
 			m, err := protocol.Decode(f.Raw)
 			if err != nil {
@@ -42,6 +53,20 @@ func (t *Transcript) Exchanges() ([]*Exchange, error) {
 				x := &Exchange{Request: m}
 				byID[m.SessionID+"/"+m.ID] = x
 				out = append(out, x)
+			case protocol.Cancel:
+				if x := byID[m.SessionID+"/"+m.ID]; x != nil && s.From == Host {
+					x.Cancelled = true
+				}
+			case protocol.Event:
+				if s.From != Plugin {
+					break
+				}
+				for i := len(out) - 1; i >= 0; i-- {
+					if x := out[i]; x.Request.SessionID == m.SessionID && !x.answered {
+						x.Events = append(x.Events, f.Raw)
+						break
+					}
+				}
 			case protocol.Progress:
 				if x := byID[m.SessionID+"/"+m.ID]; x != nil {
 					x.Progress = append(x.Progress, m.Payload)
@@ -55,7 +80,7 @@ func (t *Transcript) Exchanges() ([]*Exchange, error) {
 				if x == nil {
 					return nil, fmt.Errorf("%s:%d: a response to request %q, which was never sent", t.Name, f.Line, m.ID)
 				}
-				x.OK, x.Payload, x.Error = m.OK, m.Payload, m.Error
+				x.OK, x.Payload, x.Error, x.answered = m.OK, m.Payload, m.Error, true
 				if m.Chunks > 0 {
 					if m.Chunks != len(x.Chunks) {
 						return nil, fmt.Errorf("%s:%d: the response announces %d chunks; %d were sent", t.Name, f.Line, m.Chunks, len(x.Chunks))

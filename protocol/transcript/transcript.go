@@ -14,6 +14,11 @@ import (
 const (
 	Plugin = "plugin"
 	Host   = "host"
+	// Lost frames are ones the plugin sends that never reach the host:
+	// the socket drops after them, and the plugin connects again (a
+	// resume). A replay playing the host reads them from the old socket,
+	// then drops it; one playing the plugin does not send them.
+	Lost = "lost"
 )
 
 // Step is one section: frames From one side, in order.
@@ -52,8 +57,8 @@ func Parse(name string, data []byte) (*Transcript, error) {
 	for i, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
 		n := i + 1
 		if side, ok := marker(line); ok {
-			if side != Plugin && side != Host {
-				return nil, fmt.Errorf("%s:%d: section %q: want %q or %q", name, n, side, Plugin, Host)
+			if side != Plugin && side != Host && side != Lost {
+				return nil, fmt.Errorf("%s:%d: section %q: want %q, %q or %q", name, n, side, Plugin, Host, Lost)
 			}
 			t.Steps = append(t.Steps, Step{From: side})
 			cur = &t.Steps[len(t.Steps)-1]

@@ -95,7 +95,16 @@ func TestCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(tr.Frames(Lost)) > 0 {
+			seen["a dropped socket"] = true
+		}
 		for _, x := range xs {
+			if x.Cancelled {
+				seen["a cancel"] = true
+			}
+			if len(x.Events) > 0 {
+				seen["log events"] = true
+			}
 			switch {
 			case len(x.Chunks) > 0:
 				seen["chunked reply"] = true
@@ -108,7 +117,9 @@ func TestCoverage(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"plugin hello", "host welcome", "plugin pair", "plugin attach", "host attached",
-		"action exec", "exec script error", "action state", "action query", "chunked reply", "error UNKNOWN_ACTION"} {
+		"action exec", "exec script error", "action state", "action query", "chunked reply", "error UNKNOWN_ACTION",
+		"a cancel", "error CANCELLED", "host error", "action subscribe", "action unsubscribe", "log events",
+		"action scriptRead", "action scriptEdit", "error NO_MATCH", "error SCRIPT_CHANGED", "a dropped socket"} {
 		if !seen[want] {
 			t.Errorf("no transcript covers %s", want)
 		}
@@ -136,6 +147,46 @@ func TestParse(t *testing.T) {
 		if _, err := Parse("b", []byte(tt.text)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestExchangesLostCancelEvents pins how an exchange reads a dropped
+// socket's frames (not the host's), a cancel and the events sent while a
+// request ran.
+func TestExchangesLostCancelEvents(t *testing.T) {
+	text := `token: x
+-- host --
+{"type":"request","id":"1","action":"exec","sessionId":"s","payload":{"script":"x"}}
+-- plugin --
+{"type":"ack","sessionId":"s","id":"1"}
+{"type":"event","sessionId":"s","event":"log","seq":1,"payload":{"level":"Print","body":"a"}}
+-- host --
+{"type":"cancel","sessionId":"s","id":"1"}
+{"type":"request","id":"2","action":"screenshot","sessionId":"s","payload":{}}
+-- lost --
+{"type":"chunk","sessionId":"s","id":"2","seq":0,"data":"{}"}
+{"type":"response","sessionId":"s","id":"2","chunks":1,"ok":true}
+-- plugin --
+{"type":"response","sessionId":"s","id":"1","ok":false,"error":{"code":"CANCELLED","message":"exec cancelled"}}
+{"type":"chunk","sessionId":"s","id":"2","seq":0,"data":"{\"a\":1}"}
+{"type":"response","sessionId":"s","id":"2","chunks":1,"ok":true}
+`
+	tr, err := Parse("x", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, err := tr.Exchanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(xs) != 2 || !xs[0].Cancelled || len(xs[0].Events) != 1 || xs[1].Cancelled || len(xs[1].Events) != 0 {
+		t.Fatalf("exchanges %+v", xs)
+	}
+	if len(xs[1].Chunks) != 1 || string(xs[1].Payload) != `{"a":1}` {
+		t.Errorf("the lost chunk counted: chunks %q, payload %s", xs[1].Chunks, xs[1].Payload)
+	}
+	if len(tr.Frames(Lost)) != 2 {
+		t.Errorf("lost frames %d, want 2", len(tr.Frames(Lost)))
 	}
 }
 

@@ -803,7 +803,7 @@ func (w *Plugin) run(ctx context.Context, c *websocket.Conn, r *winRun, sid stri
 		_ = w.SendRaw(rep.Raw)
 		return
 	}
-	frames, ok := rep.outcome(ctx, sid, req.ID)
+	frames, ok := rep.outcome(ctx, req.Action, sid, req.ID)
 	if !ok {
 		return
 	}

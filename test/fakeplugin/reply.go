@@ -13,6 +13,10 @@ import (
 type Reply struct {
 	// Progress payloads are sent, in order, before the response.
 	Progress []any
+	// Events are sent after Progress, before the response, on the
+	// request's session (their SessionID is set): the log events of lines
+	// the work printed while a subscription lasted.
+	Events []protocol.Event
 	// Payload is the response payload when Err is nil.
 	Payload any
 	// Err makes the response an error.
@@ -52,12 +56,17 @@ func reply(h Handler, req protocol.Request) Reply {
 	return h(req.Action, req.Payload)
 }
 
-// progress is r's progress frames for request id of session sid.
+// progress is r's progress frames for request id of session sid, then its
+// events.
 func (r Reply) progress(sid, id string) []protocol.Message {
 	frames := make([]protocol.Message, 0, len(r.Progress))
 	for _, prog := range r.Progress {
 		raw, _ := json.Marshal(prog)
 		frames = append(frames, protocol.Progress{SessionID: sid, ID: id, Payload: raw})
+	}
+	for _, e := range r.Events {
+		e.SessionID = sid
+		frames = append(frames, e)
 	}
 	return frames
 }
@@ -65,8 +74,9 @@ func (r Reply) progress(sid, id string) []protocol.Message {
 // outcome waits out r's Delay and returns the frames that answer request id
 // of session sid: the response, after its chunks when r.ChunkSize asks for
 // them. A request the host cancelled (ctx ended) before it was answered is
-// answered "cancelled". ok is false when r stalls: it is never answered.
-func (r Reply) outcome(ctx context.Context, sid, id string) (frames []protocol.Message, ok bool) {
+// answered CANCELLED "<action> cancelled", as the Luau plugin answers it.
+// ok is false when r stalls: it is never answered.
+func (r Reply) outcome(ctx context.Context, action, sid, id string) (frames []protocol.Message, ok bool) {
 	if r.Stall {
 		<-ctx.Done()
 		return nil, false
@@ -80,7 +90,7 @@ func (r Reply) outcome(ctx context.Context, sid, id string) (frames []protocol.M
 	raw, err := json.Marshal(r.Payload)
 	switch {
 	case ctx.Err() != nil:
-		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: protocol.Errorf(protocol.CodeCancelled, "cancelled")}}, true
+		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: protocol.Errorf(protocol.CodeCancelled, "%s cancelled", action)}}, true
 	case r.Err != nil:
 		return []protocol.Message{protocol.Response{SessionID: sid, ID: id, Error: r.Err}}, true
 	case err != nil:

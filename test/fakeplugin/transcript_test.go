@@ -61,6 +61,18 @@ func answers(t *testing.T, xs []*transcript.Exchange) fakeplugin.Handler {
 		for _, p := range x.Progress {
 			r.Progress = append(r.Progress, p)
 		}
+		for _, raw := range x.Events {
+			var e protocol.Event
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Errorf("a recorded event: %v", err)
+			}
+			r.Events = append(r.Events, e)
+		}
+		if x.Cancelled {
+			// wait for the host's cancel, which answers it (a guard, not
+			// a speed bound: the transcript's cancel comes first)
+			r.Err, r.Delay = nil, time.Hour
+		}
 		if x.OK {
 			r.Payload = x.Payload
 			if len(x.Chunks) > 0 {
@@ -82,6 +94,28 @@ func replayAgainstFake(t *testing.T, tr *transcript.Transcript) {
 		t.Fatal(err)
 	}
 
+	// the hello nonces in turn (one per connection), and whether the
+	// socket drops (a "lost" section): then the fake must connect again
+	var nonces []string
+	for _, f := range tr.Frames(transcript.Plugin) {
+		var h protocol.Hello
+		if f.Type == protocol.TypeHello && json.Unmarshal(f.Raw, &h) == nil {
+			nonces = append(nonces, h.Nonce)
+		}
+	}
+	var mu sync.Mutex
+	nonce := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(nonces) == 0 {
+			t.Errorf("the fake connected more often than the transcript records")
+			return "unrecorded"
+		}
+		n := nonces[0]
+		nonces = nonces[1:]
+		return n
+	}
+	reconnects := len(tr.Frames(transcript.Lost)) > 0
 	sockets := make(chan *websocket.Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -109,7 +143,7 @@ func replayAgainstFake(t *testing.T, tr *transcript.Transcript) {
 		InstanceID:    hello.InstanceID,
 		PluginVersion: hello.PluginVersion,
 		Key:           authtoken.PairingKey(tr.Settings["token"]),
-		Nonce:         func() string { return hello.Nonce },
+		Nonce:         nonce,
 		Context:       attach.Context,
 		State:         attach.State,
 		PlaceName:     attach.PlaceName,
@@ -117,19 +151,25 @@ func replayAgainstFake(t *testing.T, tr *transcript.Transcript) {
 		GameID:        attach.GameID,
 		Capabilities:  attach.Capabilities,
 		Handler:       answers(t, xs),
-		NoReconnect:   true,
+		NoReconnect:   !reconnects,
+		// a guard between attempts, not a speed bound
+		RetryDelays: []time.Duration{10 * time.Millisecond},
 	})
 	defer fake.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*frameWait)
 	defer cancel()
-	var c *websocket.Conn
-	select {
-	case c = <-sockets:
-	case <-ctx.Done():
-		t.Fatalf("the fake never connected: %v", fake.LastErr())
+	connected := func() *websocket.Conn {
+		select {
+		case c := <-sockets:
+			return c
+		case <-ctx.Done():
+			t.Fatalf("the fake never connected: %v", fake.LastErr())
+			return nil
+		}
 	}
-	defer c.CloseNow()
+	c := connected()
+	defer func() { c.CloseNow() }()
 	for _, step := range tr.Steps {
 		for _, f := range step.Frames {
 			at := fmt.Sprintf("%s:%d", tr.Name, f.Line)
@@ -143,6 +183,11 @@ func replayAgainstFake(t *testing.T, tr *transcript.Transcript) {
 			if err := transcript.Equal(f.Raw, got); err != nil {
 				t.Fatalf("%s: the fake's %s differs from the plugin's: %v", at, f.Type, err)
 			}
+		}
+		if step.From == transcript.Lost {
+			// the host never read them: the socket drops, the fake resumes
+			c.CloseNow()
+			c = connected()
 		}
 	}
 }

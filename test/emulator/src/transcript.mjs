@@ -2,7 +2,9 @@
 // *.txtar; the format is package protocol/transcript's, which parses the
 // same files in Go): free text with "key: value" settings, then sections
 // "-- plugin --" and "-- host --" of one JSON frame per line. Frames are
-// compared as JSON values; heartbeats (ping, pong) are not recorded.
+// compared as JSON values; heartbeats (ping, pong) are not recorded. A
+// "-- lost --" section is frames the plugin sends that never reach the host:
+// the socket drops after them and the plugin connects again.
 
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -23,7 +25,7 @@ export function parse(name, text) {
       const m = /^-- (.+) --$/.exec(line)
       if (m) {
         const side = m[1].trim()
-        if (side !== 'plugin' && side !== 'host') throw new Error(`${name}:${n}: section "${side}": want "plugin" or "host"`)
+        if (side !== 'plugin' && side !== 'host' && side !== 'lost') throw new Error(`${name}:${n}: section "${side}": want "plugin", "host" or "lost"`)
         cur = { from: side, frames: [] }
         t.steps.push(cur)
         return

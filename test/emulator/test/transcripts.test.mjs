@@ -85,6 +85,11 @@ test('the transcript parser reads the format and refuses bad files', () => {
       ['host', [['welcome', 8]]],
     ],
   )
+  const lost = parse('lost', '-- host --\n{"type":"request"}\n-- lost --\n{"type":"response"}\n')
+  assert.deepEqual(
+    lost.steps.map((s) => s.from),
+    ['host', 'lost'],
+  )
   for (const [text, want] of [
     ['just text\n', /no sections/],
     ['-- client --\n{"type":"x"}\n', /section "client"/],
@@ -109,13 +114,30 @@ for (const t of transcripts) {
     })
     const wss = new WebSocketServer({ noServer: true })
     const sockets = []
-    let accepted
-    const connected = new Promise((resolve) => (accepted = resolve))
+    // the plugin's connections in turn: a "lost" section drops one and the
+    // plugin connects again
+    const waiting = []
+    let accepted = null
+    const connected = () =>
+      waiting.length > 0
+        ? Promise.resolve(waiting.shift())
+        : new Promise((resolve, reject) => {
+            // a guard against a plugin that never connects, not a speed bound
+            const guard = setTimeout(() => reject(new Error('the plugin did not connect')), FRAME_WAIT_MS)
+            accepted = (ws) => {
+              clearTimeout(guard)
+              resolve(ws)
+            }
+          })
     server.on('upgrade', (req, socket, head) => {
       if (req.url !== '/plugin') return socket.destroy()
       wss.handleUpgrade(req, socket, head, (ws) => {
         sockets.push(ws)
-        accepted(ws)
+        if (accepted) {
+          const resolve = accepted
+          accepted = null
+          resolve(ws)
+        } else waiting.push(ws)
       })
     })
     server.listen(0, '127.0.0.1')
@@ -134,8 +156,8 @@ for (const t of transcripts) {
     })
     try {
       await window.start(['edit'])
-      const ws = await connected
-      const next = inbox(ws)
+      let ws = await connected()
+      let next = inbox(ws)
       for (const step of t.steps) {
         for (const f of step.frames) {
           if (step.from === 'host') {
@@ -145,6 +167,12 @@ for (const t of transcripts) {
           const got = await next(`line ${f.line} (${f.type})`)
           const d = diff(f.value, got)
           assert.equal(d, '', `${t.name}:${f.line}: the plugin's ${f.type} differs: ${d}\n want ${f.raw}\n  got ${JSON.stringify(got)}`)
+        }
+        if (step.from === 'lost') {
+          // the host never read them: the socket drops, the plugin resumes
+          ws.terminate()
+          ws = await connected()
+          next = inbox(ws)
         }
       }
     } finally {
