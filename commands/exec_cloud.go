@@ -180,7 +180,7 @@ func runCloud(ctx context.Context, env *Env, args *ExecArgs) (*Result, error) {
 		seq++
 		l := Line{Level: cloudLevel(cl.Type), Body: cl.Message, Seq: seq}
 		if !cl.CreateTime.IsZero() {
-			l.Timestamp = float64(cl.CreateTime.UnixMilli()) / 1000
+			l.Timestamp = float64(cl.CreateTime.UnixMilli()) // milliseconds, as Studio lines are stamped
 		}
 		if len(lines) < maxKeptLines && kept+len(l.Body) <= maxKeptBytes {
 			lines = append(lines, l)

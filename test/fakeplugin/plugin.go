@@ -277,7 +277,7 @@ func (w *Plugin) Send(m protocol.Message) error {
 // Print, Info, Warning or Error) as live "log" event number seq, in the
 // payload the plugin sends for every line printed to Output.
 func (w *Plugin) SendLog(seq int64, level, body string) error {
-	payload, err := json.Marshal(logLine{Level: level, Body: body, Timestamp: float64(time.Now().UnixMilli()) / 1000})
+	payload, err := json.Marshal(logLine{Level: level, Body: body, Timestamp: float64(time.Now().UnixMilli())}) // milliseconds, as the plugin stamps (protocol/ACTIONS.md)
 	if err != nil {
 		return err
 	}
