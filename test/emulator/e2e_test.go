@@ -465,7 +465,10 @@ func userCmd(t *testing.T, dir string, port int, args ...string) *exec.Cmd {
 func checkPNGScreenshot(t *testing.T, port int, extra ...string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "shot.png")
-	out, errOut, code := cli(t, port, append([]string{"screenshot", "-o", file, "--json"}, extra...)...)
+	// A generous --timeout, as call gives its direct calls: this checks the
+	// PNG, not the speed of the emulator's Luau downscale of a 1920x1080
+	// capture (about 9 s of CPU, past the default 15 s on a doubled suite).
+	out, errOut, code := cli(t, port, append([]string{"screenshot", "-o", file, "--json", "--timeout", "60s"}, extra...)...)
 	if code != 0 {
 		t.Fatalf("screenshot exited %d:\n%s\n%s", code, out, errOut)
 	}
