@@ -136,7 +136,7 @@ func connect(t *testing.T, port int) *bridge.Bridge {
 	return bridgekit.Connect(t, bridge.Options{Port: port, Version: "0.0.0-e2e"})
 }
 
-func sessions(t *testing.T, b *bridge.Bridge) []protocol.SessionInfo {
+func sessions(t testing.TB, b *bridge.Bridge) []protocol.SessionInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -168,7 +168,7 @@ func backInEdit(t *testing.T, b *bridge.Bridge, instance string) {
 
 // waitSessions waits until the bridge lists exactly the wanted contexts of
 // one instance and returns them by context.
-func waitSessions(t *testing.T, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
+func waitSessions(t testing.TB, b *bridge.Bridge, instance string, contexts ...protocol.Context) map[protocol.Context]protocol.SessionInfo {
 	t.Helper()
 	var got map[protocol.Context]protocol.SessionInfo
 	kit.WaitFor(t, 20*time.Second, fmt.Sprintf("sessions %v of instance %s", contexts, instance), func() bool {

@@ -38,18 +38,7 @@ func largePlace(b *testing.B) (*bridge.Bridge, string) {
 		return strings.Contains(studio.Stdout.String(), "emulator: window ready")
 	})
 	br := bridgekit.Connect(b, bridge.Options{Port: port, Version: "0.0.0-bench"})
-	var id string
-	kit.WaitFor(b, time.Minute, "the edit session", func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		list, _ := br.Sessions(ctx)
-		for _, s := range list {
-			if s.InstanceID == "BENCH-LARGE" && s.Context == protocol.ContextEdit {
-				id = s.SessionID
-			}
-		}
-		return id != ""
-	})
+	id := waitSessions(b, br, "BENCH-LARGE", protocol.ContextEdit)[protocol.ContextEdit].SessionID
 	return br, id
 }
 
@@ -130,18 +119,7 @@ func BenchmarkScriptReadEditRoundTrip(b *testing.B) {
 	kit.Serve(b, "serve", port, kit.Options{Dir: kit.EmulatorDir(), Combined: true})
 	kit.Studio(b, "studio", port, "--instance", "BENCH-RT", "--quiet")
 	br := bridgekit.Connect(b, bridge.Options{Port: port, Version: "0.0.0-bench"})
-	var id string
-	kit.WaitFor(b, time.Minute, "the edit session", func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		list, _ := br.Sessions(ctx)
-		for _, s := range list {
-			if s.InstanceID == "BENCH-RT" && s.Context == protocol.ContextEdit {
-				id = s.SessionID
-			}
-		}
-		return id != ""
-	})
+	id := waitSessions(b, br, "BENCH-RT", protocol.ContextEdit)[protocol.ContextEdit].SessionID
 	var ex struct {
 		Success bool   `json:"success"`
 		Error   string `json:"error"`
