@@ -650,6 +650,14 @@ func TestV2ChunkedReplyResentWholeAfterResume(t *testing.T) {
 		r.send(protocol.Chunk{SessionID: sid, ID: req.ID, Seq: seq, Data: data})
 	}
 	_ = r.c.CloseNow() // the socket drops mid-reply
+	// The plugin reconnects after the drop: the host has read what the old
+	// socket carried and holds the session.
+	kit.WaitFor(t, 30*time.Second, "the host to hold the session", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		s := h.plugins[sid]
+		return s != nil && s.sock == nil
+	})
 
 	again := rawWindow(t, h.port, "chunky")
 	a := goodAttach("chunky", protocol.ContextEdit)
